@@ -1,0 +1,21 @@
+"""amddbg: a postmortem debugger for AMD GPUs.
+
+The Python API comes first; the CLI (`amddbg.cli`) and the REPL (`amddbg.repl`) are thin layers over it.
+Data flows one way: bytes -> parsed model (codeobj, isa, dwarf, core) -> session -> views.
+"""
+
+from amddbg.errors import AmddbgError, FormatError, NotSupported, Unavailable
+
+__version__ = "0.1.0"
+
+__all__ = ["AmddbgError", "FormatError", "NotSupported", "Unavailable", "__version__", "open_code_object"]
+
+
+def open_code_object(path):
+    """Open an AMDGPU code object (ET_DYN/ET_REL ELF) and return its parsed model.
+
+    Imported lazily so that `import amddbg` stays cheap for plugin discovery and the CLI.
+    """
+    from amddbg.codeobj import CodeObject
+
+    return CodeObject.from_path(path)

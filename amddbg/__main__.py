@@ -1,0 +1,3 @@
+from amddbg.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,110 @@
+"""`amddbg` entry point: argument parsing, subcommand dispatch and the one-line error contract.
+
+argparse (standard library) is used rather than click/typer: it needs no dependency, supports
+sub-parsers with per-subcommand --help, and its exit code 2 on usage errors matches our contract.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+
+from amddbg import __version__
+from amddbg.errors import AmddbgError
+
+# name -> (module under amddbg.cli, one-line help). Order is the order shown in --help.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "info": ("info", "describe a code object, bundle, host binary or core"),
+    "disasm": ("disasm", "disassemble AMDGPU code (LLVM syntax)"),
+    "addr2line": ("addr2line", "map addresses to source lines like llvm-addr2line"),
+    "dwarf": ("dwarf", "DWARF utilities (decode expressions, dump CFI)"),
+    "litmus": ("litmus", "decide litmus tests with the memory and barrier models"),
+    "run": ("run", "run a kernel in the wave emulator and write a core"),
+    "explain": ("explain", "explain why a core's waves hang"),
+    "coremerge": ("coremerge", "merge a host core and a GPU core into a unified core"),
+    "triage": ("triage", "scripted triage of many cores with plugins"),
+    "repl": ("repl", "interactive debugger on a core or code object"),
+}
+
+
+def _load(name: str):
+    module, _ = SUBCOMMANDS[name]
+    try:
+        return importlib.import_module(f"amddbg.cli.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"amddbg.cli.{module}":
+            return None
+        raise
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="amddbg",
+        description="Postmortem debugger for AMD GPUs. `amddbg CORE` opens the interactive debugger.",
+    )
+    parser.add_argument("--version", action="version", version=f"amddbg {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_, help_text) in SUBCOMMANDS.items():
+        module = _load(name) if (only is None or only == name) else None
+        if module is not None:
+            module.add_parser(sub.add_parser(name, help=help_text, description=help_text))
+        else:
+            p = sub.add_parser(name, help=help_text + " (not available yet)", description=help_text)
+            p.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def _normalise_argv(argv: list[str]) -> list[str]:
+    """`amddbg FILE...` (no subcommand) opens the REPL on the files."""
+    i = 0
+    while i < len(argv) and argv[i] in ("--debug",):
+        i += 1
+    if i < len(argv) and not argv[i].startswith("-") and argv[i] not in SUBCOMMANDS:
+        return argv[:i] + ["repl"] + argv[i:]
+    return argv
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = _normalise_argv(list(sys.argv[1:] if argv is None else argv))
+    wanted = next((a for a in argv if a in SUBCOMMANDS), None)
+    debug = "--debug" in argv or os.environ.get("AMDDBG_DEBUG") == "1"
+    try:
+        parser = build_parser(only=wanted)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        module = _load(args.command)
+        if module is None:
+            raise AmddbgError(f"the '{args.command}' command is not implemented yet")
+        return int(module.run(args) or 0)
+    except AmddbgError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"amddbg: error: {exc.user_message()}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # Output piped into `head` and closed early: not an error worth reporting.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the interpreter's flush at exit
+        except OSError:
+            pass
+        return 0
+    except Exception as exc:  # a bug in amddbg: still one line unless --debug
+        if debug:
+            traceback.print_exc()
+        print(
+            f"amddbg: error: internal error ({type(exc).__name__}: {exc}); rerun with --debug for details",
+            file=sys.stderr,
+        )
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

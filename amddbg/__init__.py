@@ -8,7 +8,7 @@ from amddbg.errors import AmddbgError, FormatError, NotSupported, Unavailable
 
 __version__ = "0.1.0"
 
-__all__ = ["AmddbgError", "FormatError", "NotSupported", "Unavailable", "__version__", "open_code_object"]
+__all__ = ["AmddbgError", "FormatError", "NotSupported", "Unavailable", "__version__", "open_code_object", "open_core"]
 
 
 def open_code_object(path):
@@ -19,3 +19,10 @@ def open_code_object(path):
     from amddbg.codeobj import CodeObject
 
     return CodeObject.from_path(path)
+
+
+def open_core(path_or_paths):
+    """Open a GPU core (split `core.gpu`, unified, or a host core + GPU core pair) as a `Core`."""
+    from amddbg.core import open_core as _open_core
+
+    return _open_core(path_or_paths)

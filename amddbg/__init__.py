@@ -8,7 +8,15 @@ from amddbg.errors import AmddbgError, FormatError, NotSupported, Unavailable
 
 __version__ = "0.1.0"
 
-__all__ = ["AmddbgError", "FormatError", "NotSupported", "Unavailable", "__version__", "open_code_object", "open_core"]
+__all__ = [
+    "AmddbgError",
+    "FormatError",
+    "NotSupported",
+    "Unavailable",
+    "__version__",
+    "open_code_object",
+    "open_core",
+]
 
 
 def open_code_object(path):

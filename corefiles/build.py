@@ -67,7 +67,8 @@ class Build:
         common = ["-g", f"-{self.opt}", f"-fdebug-compilation-dir={COMP_DIR}", *self.wave_flags()]
         if self.lang == "hip":
             return [[cc, "-x", "hip", f"--offload-arch={self.target}", "-nogpulib", "-nogpuinc",
-                     "--cuda-device-only", "--no-gpu-bundle-output", "-cuid=amddbg-corpus", *common, "probe.hip", "-o", str(out)]]
+                     "--cuda-device-only", "--no-gpu-bundle-output", "-cuid=amddbg-corpus", *common,
+                     "probe.hip", "-o", str(out)]]
         obj = work / (out.name + ".o")
         return [
             [cc, "-target", "amdgcn-amd-amdhsa", f"-mcpu={self.target}", "-x", "cl", "-cl-std=CL2.0",

@@ -43,6 +43,7 @@ LANGUAGES = ("hip", "cl")
 # suffix -> command (list; "{tool}" is the LLVM tool prefix like "llvm-readelf-22", "{co}" the object)
 REFERENCE_DUMPS: dict[str, list[str]] = {
     "readelf.txt": ["llvm-readelf-22", "-h", "--notes", "{co}"],
+    "objdump.txt": ["llvm-objdump-22", "-d", "{co}"],
 }
 
 

@@ -78,8 +78,8 @@ class Build:
         ]
 
 
-def all_builds() -> list[Build]:
-    return [
+def all_builds() -> list[Build | HostBuild]:
+    return HOST_BUILDS + [
         Build(c, t, w, o, lang)
         for c, targets in COMPILERS.items()
         for t, waves in targets.items()
@@ -87,6 +87,31 @@ def all_builds() -> list[Build]:
         for o in OPT_LEVELS
         for lang in LANGUAGES
     ]
+
+
+@dataclass(frozen=True)
+class HostBuild:
+    """A host object (x86-64 ELF) whose .hip_fatbin embeds an offload bundle of device code objects."""
+
+    compiler: str
+    targets: tuple[str, ...]
+    compressed: bool
+
+    @property
+    def name(self) -> str:
+        suffix = "-compressed" if self.compressed else ""
+        return f"host-llvm{self.compiler}-{'-'.join(self.targets)}-O2{suffix}.o"
+
+    def commands(self, out: Path, work: Path) -> list[list[str]]:
+        cmd = [f"clang-{self.compiler}", "-x", "hip", *(f"--offload-arch={t}" for t in self.targets),
+               "-nogpulib", "-nogpuinc", "-cuid=amddbg-corpus", "-g", "-O2",
+               f"-fdebug-compilation-dir={COMP_DIR}", "-c", "host.hip", "-o", str(out)]
+        if self.compressed:
+            cmd.insert(-4, "--offload-compress")
+        return [cmd]
+
+
+HOST_BUILDS = [HostBuild("22", ("gfx90a", "gfx1100"), False), HostBuild("22", ("gfx90a", "gfx1100"), True)]
 
 
 def tool_version(tool: str) -> str:
@@ -112,10 +137,12 @@ def build_all(dest: Path, builds: list[Build]) -> list[dict]:
                 r = subprocess.run(cmd, cwd=SRC, capture_output=True, text=True)
                 if r.returncode != 0:
                     raise SystemExit(f"build failed: {' '.join(cmd)}\n{r.stderr}")
+            details = ({"kind": "host", "targets": list(b.targets), "compressed": b.compressed}
+                       if isinstance(b, HostBuild) else
+                       {"kind": "code_object", "target": b.target, "wave": b.wave, "opt": b.opt, "lang": b.lang})
             records.append({
                 "file": b.name, "sha256": sha256(out), "compiler": f"clang-{b.compiler}",
-                "compiler_version": tool_version(f"clang-{b.compiler}"), "target": b.target,
-                "wave": b.wave, "opt": b.opt, "lang": b.lang,
+                "compiler_version": tool_version(f"clang-{b.compiler}"), **details,
                 "commands": [" ".join(c if not c.startswith("/") else Path(c).name for c in cmd)
                              for cmd in cmds],
             })
@@ -157,7 +184,7 @@ def main() -> int:
         merged = {r["file"]: r for r in old} | {r["file"]: r for r in records}
         manifest_path.write_text(json.dumps({"objects": sorted(merged.values(), key=lambda r: r["file"])},
                                             indent=1) + "\n")
-    write_references(OUT, [b.name for b in builds])
+    write_references(OUT, [b.name for b in builds if isinstance(b, Build)])
     print(f"{len(builds)} objects in {os.path.relpath(OUT)}")
     return 0
 

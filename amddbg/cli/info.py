@@ -1,0 +1,94 @@
+"""`amddbg info FILE...`: what a code object, bundle, host binary or core contains.
+
+Human output is rich tables; `--json` prints one JSON document for scripts (schema in docs/info.md).
+Cores are handed to `amddbg.cli.core_info` (the core layer's view).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any
+
+from amddbg.codeobj import CodeObject, classify, embedded_code_objects
+from amddbg.errors import NotSupported, UsageError
+
+
+def add_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="code object, offload bundle, host binary with device code, or core file(s)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--registers", action="store_true", help="cores: include wave registers")
+    p.add_argument("--kernel", metavar="NAME", help="show only this kernel (name or symbol)")
+    p.add_argument("--args", action="store_true", help="show kernel arguments and descriptor fields")
+    p.add_argument("--index", type=int, metavar="N",
+                   help="bundles/host binaries: show code object N of the container in full")
+
+
+def run(args: argparse.Namespace) -> int:
+    kinds = [classify(f) for f in args.files]
+    if "core" in kinds:
+        try:
+            core_info = importlib.import_module("amddbg.cli.core_info")
+        except ModuleNotFoundError:
+            raise NotSupported("reading core files") from None
+        return int(core_info.run(args) or 0)
+    docs = []
+    for path, kind in zip(args.files, kinds, strict=True):
+        if kind == "code_object":
+            docs.append(_code_object_doc(CodeObject.from_path(path), args))
+        else:
+            docs.append(_container_doc(path, args))
+    if args.json:
+        doc: Any = docs[0] if len(docs) == 1 else {"files": docs}
+        json.dump(doc, sys.stdout, indent=1, default=_json_default)
+        sys.stdout.write("\n")
+        return 0
+    from amddbg.cli import info_view
+
+    for d in docs:
+        info_view.render(d, show_args=args.args)
+    return 0
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _filter_kernel(doc: dict[str, Any], name: str | None, where: str, required: bool = True) -> dict[str, Any]:
+    if name is None:
+        return doc
+    kernels = [k for k in doc["kernels"] if name in (k.get("name"), k.get("symbol"))]
+    if not kernels and required:
+        raise UsageError(f"no kernel named {name!r} in {where}")
+    return dict(doc, kernels=kernels)
+
+
+def _code_object_doc(co: CodeObject, args: argparse.Namespace) -> dict[str, Any]:
+    return _filter_kernel(co.to_json(), args.kernel, co.path or co.name)
+
+
+def _container_doc(path: str, args: argparse.Namespace) -> dict[str, Any]:
+    entries = embedded_code_objects(path)
+    out = []
+    for i, e in enumerate(entries):
+        record: dict[str, Any] = {"index": i, "bundle_entry_id": e.bundle_entry_id, "bundle_index": e.bundle_index,
+                                  "offset": e.container_offset, "size": e.size,
+                                  "compressed_bundle_offset": e.compressed_bundle_offset}
+        if e.code_object is not None:
+            full = args.json or args.index == i
+            if full:
+                record.update(_filter_kernel(e.code_object.to_json(), args.kernel, f"{path}[{i}]", required=False))
+                record["file"] = path
+            else:
+                co = e.code_object
+                record.update({"processor": co.processor, "target_id": co.target_id,
+                               "code_object_version": co.code_object_version, "kernel_count": len(co.kernels)})
+        out.append(record)
+    if args.index is not None and not 0 <= args.index < len(entries):
+        raise UsageError(f"--index {args.index} is out of range: {path} holds {len(entries)} entries")
+    return {"file": path, "container": classify(path), "code_objects": out}

@@ -1,0 +1,154 @@
+"""A minimal ELF64 little-endian core-file reader over mmap.
+
+pyelftools would do, but a core needs almost none of it (no sections, only program headers and notes)
+and cores are huge: this reads the header, the program header table and the notes in place, lazily,
+and tolerates what real cores do (ROCr's log2 `p_align` and scrambled `p_flags`, files truncated at
+RLIMIT_CORE, sparse zero runs). Problems with the whole file are `FormatError`; problems with one
+segment or note become warnings so the rest still loads.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from dataclasses import dataclass
+
+from amddbg.errors import FormatError
+
+ET_CORE = 4
+EM_X86_64 = 62
+EM_AMDGPU = 0xE0
+ELFOSABI_AMDGPU_HSA = 0x40
+PT_LOAD = 1
+PT_NOTE = 4
+
+_EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
+_PHDR = struct.Struct("<IIQQQQQQ")
+
+
+@dataclass(frozen=True)
+class Phdr:
+    index: int
+    p_type: int
+    p_flags: int
+    p_offset: int
+    p_vaddr: int
+    p_paddr: int
+    p_filesz: int
+    p_memsz: int
+    p_align: int
+
+
+@dataclass(frozen=True)
+class Note:
+    name: str
+    type: int
+    desc: memoryview  # view into the mapped file
+    offset: int  # file offset of the descriptor
+
+
+class ElfCore:
+    """An opened ELF64 core file: `.path`, header fields, `.phdrs`, `.notes`, `.data` (the mmap)."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = os.fspath(path)
+        self.warnings: list[str] = []
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError as exc:
+            raise FormatError(f"cannot open: {exc.strerror}", file=self.path) from None
+        try:
+            self.file_size = os.fstat(fd).st_size
+            if self.file_size < _EHDR.size:
+                raise FormatError("file too short for an ELF header", file=self.path, offset=self.file_size)
+            self.data = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+        finally:
+            os.close(fd)
+        self._parse_header()
+        self._notes: list[Note] | None = None
+
+    # -- header --------------------------------------------------------------------------------
+    def _parse_header(self) -> None:
+        (
+            ident,
+            self.e_type,
+            self.e_machine,
+            _ver,
+            _entry,
+            self.e_phoff,
+            _shoff,
+            self.e_flags,
+            _ehsize,
+            phentsize,
+            phnum,
+            _shentsize,
+            _shnum,
+            _shstrndx,
+        ) = _EHDR.unpack_from(self.data, 0)
+        if ident[:4] != b"\x7fELF":
+            raise FormatError("not an ELF file (bad magic)", file=self.path, offset=0)
+        if ident[4] != 2:
+            raise FormatError("not an ELF64 file (EI_CLASS is not ELFCLASS64)", file=self.path, offset=4)
+        if ident[5] != 1:
+            raise FormatError("not a little-endian ELF file", file=self.path, offset=5)
+        self.osabi = ident[7]
+        self.abiversion = ident[8]
+        if self.e_type != ET_CORE:
+            raise FormatError(f"not an ELF core file (e_type {self.e_type})", file=self.path, offset=16)
+        if phnum and phentsize < _PHDR.size:
+            raise FormatError(f"bad e_phentsize {phentsize}", file=self.path, offset=54)
+        self.phdrs: list[Phdr] = []
+        for i in range(phnum):
+            off = self.e_phoff + i * phentsize
+            if off + _PHDR.size > self.file_size:
+                self.warnings.append(
+                    f"program header table truncated: {phnum - i} of {phnum} headers missing"
+                )
+                break
+            self.phdrs.append(Phdr(i, *_PHDR.unpack_from(self.data, off)))
+
+    @property
+    def is_gpu_core(self) -> bool:
+        """A split AMDGPU core (EM_AMDGPU, as ROCr writes `gpucore.<pid>`)."""
+        return self.e_machine == EM_AMDGPU
+
+    # -- notes ---------------------------------------------------------------------------------
+    @property
+    def notes(self) -> list[Note]:
+        if self._notes is None:
+            self._notes = []
+            for ph in self.phdrs:
+                if ph.p_type == PT_NOTE:
+                    self._notes.extend(self._parse_notes(ph))
+        return self._notes
+
+    def _parse_notes(self, ph: Phdr) -> list[Note]:
+        out: list[Note] = []
+        start = ph.p_offset
+        end = ph.p_offset + ph.p_filesz
+        if end > self.file_size:
+            self.warnings.append(f"note segment {ph.index} truncated by the end of the file")
+            end = self.file_size
+        pos = start
+        view = memoryview(self.data)
+        while pos + 12 <= end:
+            namesz, descsz, ntype = struct.unpack_from("<III", self.data, pos)
+            name_off = pos + 12
+            desc_off = name_off + ((namesz + 3) & ~3)
+            next_pos = desc_off + ((descsz + 3) & ~3)
+            if desc_off + descsz > end:
+                self.warnings.append(
+                    f"note at file offset {pos:#x} (type {ntype}) runs past its segment; ignored"
+                )
+                break
+            name = bytes(self.data[name_off : name_off + namesz]).split(b"\0", 1)[0]
+            out.append(Note(name.decode("latin-1"), ntype, view[desc_off : desc_off + descsz], desc_off))
+            pos = next_pos
+        return out
+
+    def close(self) -> None:
+        try:
+            self.data.close()
+        except BufferError:  # views still alive (notes); the mapping goes with the object
+            pass

@@ -1,0 +1,46 @@
+"""DWARF expressions for AMDGPU: decoding (DWARF 5 + `DW_OP_LLVM_*` in both vendor encodings), printing, and
+evaluation with the heterogeneous-debugging extension's model (values and location descriptions, address
+spaces, lanes). The evaluator asks a `Context` for registers and memory; it owns no target.
+"""
+
+from amddbg.dwarf.expr.aspace import AddressSpaceError, Apertures, convert_address, dwarf_aspace, xderef_map
+from amddbg.dwarf.expr.context import BaseContext, CallTarget, Context, StaticContext
+from amddbg.dwarf.expr.evaluator import (
+    Evaluator,
+    LaneResults,
+    evaluate,
+    evaluate_lanes,
+    read_bits,
+    read_bytes,
+    read_value,
+)
+from amddbg.dwarf.expr.lanes import LanePC, LaneState, active_mask, lane_pcs
+from amddbg.dwarf.expr.location import (
+    GENERIC_TYPE,
+    BaseType,
+    Composite,
+    EvaluationError,
+    Implicit,
+    ImplicitPointer,
+    Location,
+    Memory,
+    Part,
+    Register,
+    Single,
+    Undefined,
+    UndefinedLocation,
+    Value,
+)
+from amddbg.dwarf.expr.ops import Encoding, Op, decode, encode, encoding_for
+from amddbg.dwarf.expr.printer import format_op, format_ops
+from amddbg.dwarf.expr.regs import RegisterInfo, dwarf_register, register_info, register_name
+
+__all__ = [
+    "GENERIC_TYPE", "AddressSpaceError", "Apertures", "BaseContext", "BaseType", "CallTarget", "Composite",
+    "Context", "Encoding", "EvaluationError", "Evaluator", "Implicit", "ImplicitPointer", "LanePC",
+    "LaneResults", "LaneState", "Location", "Memory", "Op", "Part", "Register", "RegisterInfo", "Single",
+    "StaticContext", "Undefined", "UndefinedLocation", "Value", "active_mask", "convert_address", "decode",
+    "dwarf_aspace", "dwarf_register", "encode", "encoding_for", "evaluate", "evaluate_lanes", "format_op",
+    "format_ops", "lane_pcs", "read_bits", "read_bytes", "read_value", "register_info", "register_name",
+    "xderef_map",
+]

@@ -1,0 +1,69 @@
+"""LEB128 and fixed-width readers over memoryviews: the innermost loops of every DWARF parser.
+
+Kept as plain functions returning ``(value, new_offset)`` because attribute lookups on objects cost
+more than the decoding itself in CPython.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from amddbg.errors import FormatError
+
+U16 = struct.Struct("<H").unpack_from
+U32 = struct.Struct("<I").unpack_from
+U64 = struct.Struct("<Q").unpack_from
+S8 = struct.Struct("<b").unpack_from
+S16 = struct.Struct("<h").unpack_from
+S32 = struct.Struct("<i").unpack_from
+S64 = struct.Struct("<q").unpack_from
+
+
+def uleb(buf, pos: int) -> tuple[int, int]:
+    b = buf[pos]
+    pos += 1
+    if b < 0x80:
+        return b, pos
+    result = b & 0x7F
+    shift = 7
+    while True:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+
+
+def sleb(buf, pos: int) -> tuple[int, int]:
+    result = 0
+    shift = 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            if b & 0x40:
+                result -= 1 << shift
+            return result, pos
+
+
+def cstr(buf, pos: int) -> tuple[str, int]:
+    """NUL-terminated UTF-8 string at ``pos`` in a bytes object."""
+    end = buf.find(b"\0", pos)
+    if end < 0:
+        raise FormatError("unterminated string", offset=pos)
+    return buf[pos:end].decode("utf-8", "replace"), end + 1
+
+
+def uint(buf, pos: int, size: int) -> int:
+    if size == 4:
+        return U32(buf, pos)[0]
+    if size == 8:
+        return U64(buf, pos)[0]
+    if size == 2:
+        return U16(buf, pos)[0]
+    if size == 1:
+        return buf[pos]
+    return int.from_bytes(buf[pos:pos + size], "little")

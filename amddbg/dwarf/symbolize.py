@@ -1,0 +1,195 @@
+"""Address -> source frames (function, file, line, column, discriminator), as llvm-symbolizer does.
+
+``Symbolizer`` answers the questions of ``addr2line``: the line-table row of an address, the
+inlined chain of subroutines around it, and the ELF symbol-table fallback (LLVM's
+``SymbolizableObjectFile``: symbols sorted by (address, size, name), one per address, the last one
+at or below an address matches unless its non-zero size ends before it). Data comes from an
+``AddressIndex`` (built from DWARF lazily, or loaded from the on-disk cache).
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from dataclasses import dataclass
+
+from amddbg.dwarf import sections as S
+from amddbg.dwarf.context import DwarfInfo
+from amddbg.dwarf.sections import ElfImage
+
+BAD = None  # LLVM's DILineInfo::BadString; printed as "??"
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One source frame. ``function``/``file`` are None when unknown (printed as ``??``)."""
+
+    function: str | None
+    file: str | None
+    line: int
+    column: int
+    discriminator: int
+    start_line: int = 0
+    inlined: bool = False
+
+
+class SymbolTable:
+    """LLVM's symbol list for the symbol-table fallback."""
+
+    def __init__(self, entries: list[tuple[int, int, str, str | None]]) -> None:
+        # entries: (address, size, name, file name of a local symbol or None), deduplicated by address
+        self.entries = entries
+        self.addrs = [e[0] for e in entries]
+
+    @classmethod
+    def from_elf(cls, elf: ElfImage) -> SymbolTable:
+        raw = []
+        files: list[tuple[int, str]] = []
+        for s in elf.symbols:
+            if s.index == 0:
+                continue
+            if s.shndx == S.SHN_UNDEF or s.shndx >= S.SHN_LORESERVE:
+                if s.type == S.STT_FILE:
+                    files.append((s.index, s.name))
+                continue
+            if s.type not in (S.STT_NOTYPE, S.STT_FUNC, S.STT_OBJECT, S.STT_GNU_IFUNC):
+                continue
+            local = s.index if s.bind == S.STB_LOCAL else 0
+            raw.append((s.value, s.size, s.name, local))
+        raw.sort(key=lambda e: (e[0], e[1], e[2]))
+        out = []
+        fidx = [f[0] for f in files]
+        for i, e in enumerate(raw):
+            if i + 1 < len(raw) and raw[i + 1][0] == e[0]:
+                continue
+            fname = None
+            if e[3]:
+                j = bisect.bisect_right(fidx, e[3])
+                if j > 0:
+                    fname = files[j - 1][1]
+            out.append((e[0], e[1], e[2], fname))
+        return cls(out)
+
+    def lookup(self, address: int) -> tuple[int, int, str, str | None] | None:
+        i = bisect.bisect_right(self.addrs, address) - 1
+        if i < 0:
+            return None
+        e = self.entries[i]
+        if e[1] != 0 and e[0] + e[1] <= address:
+            return None
+        return e
+
+    def to_data(self) -> list:
+        return [list(e) for e in self.entries]
+
+    @classmethod
+    def from_data(cls, data: list) -> SymbolTable:
+        return cls([tuple(e) for e in data])
+
+
+class Symbolizer:
+    """addr2line for one code object. ``use_cache`` reads/writes the on-disk index (data only)."""
+
+    def __init__(self, image: ElfImage, *, use_cache: bool | None = None,
+                 cache_key: str | None = None) -> None:
+        from amddbg.dwarf import cache as cache_mod
+
+        self.elf = image
+        self.dwarf = DwarfInfo(image)
+        self._cache = None
+        if use_cache is None:
+            use_cache = cache_mod.enabled()
+        self.index = None
+        if use_cache:
+            self._cache = cache_mod.IndexCache.for_image(image, key=cache_key)
+            self.index = self._cache.load(self.dwarf)
+        if self.index is None:
+            from amddbg.dwarf.addrindex import AddressIndex
+
+            self.index = AddressIndex(self.dwarf, SymbolTable.from_elf(image))
+        self._dirty = self._cache is not None and not self._cache.loaded
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike, **kw) -> Symbolizer:
+        return cls(ElfImage.from_path(path), **kw)
+
+    def close(self) -> None:
+        """Write the index cache if it was built in this run (complete index, all units)."""
+        if self._dirty and self._cache is not None:
+            self.index.complete()
+            self._cache.store(self.index)
+            self._dirty = False
+
+    # ------------------------------------------------------------------ queries
+    def frames(self, address: int, *, inline: bool = True, linkage: bool = True) -> list[Frame]:
+        """Frames for ``address``, innermost first (one frame when ``inline`` is false).
+
+        Mirrors ``DWARFContext::getInliningInfoForAddress`` / ``getLineInfoForAddress`` followed by
+        ``SymbolizableObjectFile``'s symbol-table override of the outermost function name.
+        """
+        idx = self.index
+        cu = idx.cu_for(address)
+        out: list[Frame] = []
+        if cu is not None:
+            chain = idx.chain(cu, address)
+            lt = idx.lines(cu)
+            row = lt.row_index(address) if lt is not None else None
+            if not inline:
+                fn = _fname(chain[0], linkage) if chain else None
+                if row is not None:
+                    out.append(_row_frame(lt, row, fn))
+                else:
+                    out.append(Frame(fn, None, 0, 0, 0))
+            elif not chain:
+                if row is not None:
+                    out.append(_row_frame(lt, row, None))
+            else:
+                call = None
+                for i, s in enumerate(chain):
+                    fn = _fname(s, linkage)
+                    if i == 0:
+                        f = _row_frame(lt, row, fn) if row is not None else Frame(fn, None, 0, 0, 0)
+                    else:
+                        cf, cl, cc, cd = call
+                        path = lt.file_path(cf) if lt is not None else None
+                        f = Frame(fn, path, cl, cc, cd, inlined=True)
+                    out.append(f)
+                    call = (s.call_file, s.call_line, s.call_column, s.call_discriminator)
+        if not out:
+            out.append(Frame(None, None, 0, 0, 0))
+        if linkage:
+            sym = idx.symbols.lookup(address)
+            if sym is not None:
+                last = out[-1]
+                fn = last.function if last.function is not None else sym[2]
+                file = last.file
+                if file is None and sym[3]:
+                    file = sym[3]
+                out[-1] = Frame(fn, file, last.line, last.column, last.discriminator, last.start_line,
+                                last.inlined)
+        return out
+
+    def symbol_addresses(self, name: str) -> list[int]:
+        """Addresses of symbols called ``name`` (for ``addr2line SYMBOL[+OFFSET]``)."""
+        return sorted({s.value for s in self.elf.symbols
+                       if s.name == name and s.shndx != S.SHN_UNDEF and s.type in (S.STT_FUNC, S.STT_NOTYPE,
+                                                                                    S.STT_OBJECT)})
+
+    def line(self, address: int):
+        """The line-table row (``LineRow``) for ``address`` or None."""
+        cu = self.index.cu_for(address)
+        if cu is None:
+            return None
+        lt = self.index.lines(cu)
+        return lt.lookup(address) if lt is not None else None
+
+
+def _fname(s, linkage: bool) -> str | None:
+    if linkage and s.linkage_name:
+        return s.linkage_name
+    return s.name
+
+
+def _row_frame(lt, row: int, fn) -> Frame:
+    return Frame(fn, lt.file_path(lt.files_col[row]), lt.lines_col[row], lt.cols_col[row],
+                 lt.discs_col[row])

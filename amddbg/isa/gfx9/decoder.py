@@ -1,0 +1,1158 @@
+"""GFX8/GFX9/CDNA instruction decoder (gfx8xx, gfx90x, gfx908, gfx90a, gfx94x, gfx950).
+
+Why table driven: opcode numbers, mnemonics, operand order and register widths differ between
+generations but the field layout of each encoding does not. `tables/<generation>.json` (derived by
+`_derive.py` from LLVM's disassembler, see there) holds per encoding and opcode the mnemonic and an
+operand template: which encoding field prints in which position, how many registers wide, and how
+its inline constants print. This module knows the encodings (bit fields, modifiers, DPP/SDWA,
+cache-policy bits, waitcnt) and formats operands itself.
+
+Speed: dispatch is on the top bits of the first dword; decoded instructions are cached by their
+bytes (compiled code repeats the same words a lot), so the per-address work is building the
+`Instruction` record.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from amddbg.isa.common import hex_imm, inline_text, literal_text, reg_range, unknown_instruction
+from amddbg.isa.model import Instruction, MemoryInfo, MemorySpace, Operand, OperandKind
+
+TABLES = Path(__file__).with_name("tables")
+
+GENERATION_OF = {
+    "gfx801": "gfx8", "gfx802": "gfx8", "gfx803": "gfx8", "gfx805": "gfx8", "gfx810": "gfx8",
+    "gfx900": "gfx9", "gfx902": "gfx9", "gfx904": "gfx9", "gfx906": "gfx9", "gfx909": "gfx9",
+    "gfx90c": "gfx9", "gfx9-generic": "gfx9",
+    "gfx908": "gfx908", "gfx90a": "gfx90a",
+    "gfx940": "gfx940", "gfx941": "gfx940", "gfx942": "gfx940", "gfx9-4-generic": "gfx940",
+    "gfx950": "gfx950",
+}
+
+
+def generation_of(processor: str) -> str:
+    """Table generation for a processor name ("gfx90a:xnack+" -> "gfx90a")."""
+    from amddbg.errors import NotSupported
+
+    name = processor.split(":")[0]
+    gen = GENERATION_OF.get(name)
+    if gen is None:
+        raise NotSupported(f"GFX9-family instruction decoding for processor {processor!r}")
+    return gen
+
+
+class Entry:
+    """One opcode of one encoding: mnemonic and operand template."""
+
+    __slots__ = ("mnemonic", "tmpl", "raw", "lit16", "kinds", "fields", "policy")
+
+    def __init__(self, raw: dict):
+        self.raw = raw
+        self.mnemonic: str = raw["m"]
+        tmpl = []
+        for slot in raw["t"]:
+            name = slot[0]
+            width = slot[1]
+            kind = slot[2] if len(slot) > 2 else ""
+            style = slot[3] if len(slot) > 3 and not slot[3].startswith("?") else "f32"
+            if name.startswith("=s[0:1]"):
+                name, width, kind = "sdst", 2, "s"
+            tmpl.append((name, width, kind, style))
+        self.tmpl = tmpl
+        self.fields = {t[0]: t for t in tmpl}
+        words: set[str] = set()
+        for key in ("pg", "ps", "b15", "sc1", "glc"):
+            txt = raw.get(key)
+            if txt:
+                words.update(w for w in txt.split(" ")[1:] if w in _POLICY_WORDS)
+        self.policy = frozenset(words)
+        lit = raw.get("lit")
+        self.lit16 = bool(lit and "0x4321" in lit and "0x87654321" not in lit)
+
+
+_POLICY_WORDS = {"glc", "slc", "scc", "sc0", "sc1", "nt"}
+
+
+@lru_cache(maxsize=None)
+def load_tables(gen: str) -> dict[str, dict]:
+    raw = json.loads((TABLES / f"{gen}.json").read_text())
+    out: dict[str, dict] = {}
+    for enc, ops in raw.items():
+        if enc in ("HWREG", "SENDMSG"):
+            out[enc] = {int(k): v for k, v in ops.items()}
+            continue
+        out[enc] = {int(k): Entry(v) for k, v in ops.items()}
+    return out
+
+
+# ---------------------------------------------------------------- operand text
+
+
+def sreg_text(code: int, width: int, gen: str) -> str | None:
+    """Scalar register space (codes 0..127) as text, or None if not a register."""
+    if code < 102:
+        return reg_range("s", code, width)
+    if gen == "gfx8":
+        if 112 <= code <= 123:
+            return reg_range("ttmp", code - 112, width)
+        if width == 1:
+            name = _SPECIAL8_1.get(code)
+        else:
+            name = _SPECIAL8_2.get(code)
+        return name
+    if 108 <= code <= 123:
+        return reg_range("ttmp", code - 108, width)
+    if width == 1:
+        return _SPECIAL_1.get(code)
+    return _SPECIAL_2.get(code)
+
+
+_SPECIAL_1 = {102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_lo", 105: "xnack_mask_hi",
+              106: "vcc_lo", 107: "vcc_hi", 124: "m0", 126: "exec_lo", 127: "exec_hi"}
+_SPECIAL_2 = {102: "flat_scratch", 104: "xnack_mask", 106: "vcc", 126: "exec"}
+_SPECIAL8_1 = {**_SPECIAL_1, 108: "tba_lo", 109: "tba_hi", 110: "tma_lo", 111: "tma_hi"}
+_SPECIAL8_2 = {**_SPECIAL_2, 108: "tba", 110: "tma"}
+_SRC_SPECIAL = {235: "src_shared_base", 236: "src_shared_limit", 237: "src_private_base",
+                238: "src_private_limit", 239: "src_pops_exiting_wave_id", 251: "src_vccz", 252: "src_execz",
+                253: "src_scc", 254: "src_lds_direct"}
+
+
+def _kind_of(text: str) -> OperandKind:
+    c = text[0]
+    if c == "v":
+        return OperandKind.VGPR if not text.startswith("vcc") else OperandKind.SPECIAL
+    if c == "s" and (text[1:2].isdigit() or text[1:2] == "["):
+        return OperandKind.SGPR
+    if c == "a":
+        return OperandKind.AGPR
+    if text.startswith("ttmp"):
+        return OperandKind.TTMP
+    if c.isdigit() or c == "-":
+        return OperandKind.INLINE
+    if text.startswith("0x"):
+        return OperandKind.LITERAL
+    return OperandKind.SPECIAL
+
+
+class Ctx:
+    """Per-instruction formatting state: operand records and flags gathered while printing."""
+
+    __slots__ = ("gen", "operands", "literal", "lit_used")
+
+    def __init__(self, gen: str, literal: int | None):
+        self.gen = gen
+        self.operands: list[Operand] = []
+        self.literal = literal
+        self.lit_used = False
+
+    def reg(self, prefix: str, first: int, count: int, dest: bool, mods: tuple[str, ...] = ()) -> str:
+        text = reg_range(prefix, first, count)
+        kind = {"v": OperandKind.VGPR, "a": OperandKind.AGPR, "s": OperandKind.SGPR}[prefix]
+        self.operands.append(Operand(kind, text, first, count, None, dest, mods))
+        return text
+
+    def src(self, code: int, width: int, style: str = "f32", dest: bool = False, lit16: bool = False,
+            vprefix: str = "v") -> str:
+        """A 9-bit source operand."""
+        if code >= 256:
+            return self.reg(vprefix, code - 256, width, dest)
+        if code < 128:
+            text = sreg_text(code, width, self.gen)
+            if text is None:
+                text = f"s{code}"  # reserved code; LLVM prints an error marker here
+            kind = _kind_of(text)
+            self.operands.append(Operand(kind, text, code if kind is OperandKind.SGPR else None, width, None,
+                                         dest))
+            return text
+        if code == 255:
+            lit = self.literal or 0
+            self.lit_used = True
+            text = literal_text(lit, 16 if lit16 else 32)
+            if _inlinable(lit, style, lit16, width):
+                text = f"lit({text})"
+            self.operands.append(Operand(OperandKind.LITERAL, text, None, 1, lit))
+            return text
+        text = inline_text(code, style)
+        if text is not None:
+            val: int | float
+            try:
+                val = int(text, 0)
+            except ValueError:
+                val = float(text)
+            self.operands.append(Operand(OperandKind.INLINE, text, None, 1, val))
+            return text
+        text = _SRC_SPECIAL.get(code, f"src_{code}")
+        self.operands.append(Operand(OperandKind.SPECIAL, text, None, width, None, dest))
+        return text
+
+    def sreg(self, code: int, width: int, dest: bool) -> str:
+        return self.src(code, width, dest=dest)
+
+    def imm(self, text: str, value: int, kind: OperandKind = OperandKind.IMMEDIATE) -> str:
+        self.operands.append(Operand(kind, text, None, 1, value))
+        return text
+
+
+_INLINE_F32_BITS = {0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000, 0x40000000, 0xC0000000, 0x40800000,
+                    0xC0800000, 0x3E22F983}
+_INLINE_F64_HI = {0x3FE00000, 0xBFE00000, 0x3FF00000, 0xBFF00000, 0x40000000, 0xC0000000, 0x40100000, 0xC0100000}
+_INLINE_F16_BITS = {0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118}
+
+
+def _inlinable(lit: int, style: str, lit16: bool, width: int) -> bool:
+    """Would LLVM have encoded this literal as an inline constant? Then it prints `lit(...)`."""
+    if lit16:
+        v = lit & 0xFFFF
+        sv = v - 0x10000 if v & 0x8000 else v
+        return -16 <= sv <= 64 or v in _INLINE_F16_BITS
+    if width == 2 and style == "f64":
+        return lit in _INLINE_F64_HI or lit == 0
+    sv = lit - 0x100000000 if lit & 0x80000000 else lit
+    if -16 <= sv <= 64:
+        return True
+    return width == 1 and lit in _INLINE_F32_BITS
+
+
+def _neg_abs(text: str, neg: int, abs_: int) -> str:
+    if abs_:
+        text = f"|{text}|"
+    if neg:
+        text = f"-{text}"
+    return text
+
+
+def _fmt_float_neg(text: str, neg: bool) -> str:
+    return f"-{text}" if neg else text
+
+
+# ---------------------------------------------------------------- encodings
+
+SDWA_SEL = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "7")
+SDWA_UNUSED = ("UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3")
+OMOD = ("", " mul:2", " mul:4", " div:2")
+
+
+def dpp_ctrl_text(ctrl: int, gen: str) -> str | None:
+    if ctrl <= 0xFF:
+        return f"quad_perm:[{ctrl & 3},{(ctrl >> 2) & 3},{(ctrl >> 4) & 3},{(ctrl >> 6) & 3}]"
+    if 0x101 <= ctrl <= 0x10F:
+        return f"row_shl:{ctrl - 0x100}"
+    if 0x111 <= ctrl <= 0x11F:
+        return f"row_shr:{ctrl - 0x110}"
+    if 0x121 <= ctrl <= 0x12F:
+        return f"row_ror:{ctrl - 0x120}"
+    simple = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1", 0x13C: "wave_ror:1",
+              0x140: "row_mirror", 0x141: "row_half_mirror", 0x142: "row_bcast:15", 0x143: "row_bcast:31"}
+    if ctrl in simple:
+        return simple[ctrl]
+    if gen in ("gfx90a", "gfx940", "gfx950") and 0x150 <= ctrl <= 0x15F:
+        return f"row_newbcast:{ctrl - 0x150}"
+    return None
+
+
+class Proto:
+    """Everything about an instruction that depends only on its bytes (cached per byte string)."""
+
+    __slots__ = ("size", "mnemonic", "encoding", "operands", "text", "flags", "memory", "waitcnt", "simm")
+
+    def __init__(self, size, mnemonic, encoding, operands, text, flags, memory=None, waitcnt=None, simm=None):
+        self.size = size
+        self.mnemonic = mnemonic
+        self.encoding = encoding
+        self.operands = operands
+        self.text = text
+        self.flags = flags
+        self.memory = memory
+        self.waitcnt = waitcnt
+        self.simm = simm  # signed branch offset in dwords for direct branches
+
+
+class Decoder:
+    """Decoder for one processor of the GFX8/GFX9/CDNA family."""
+
+    def __init__(self, processor: str):
+        self.processor = processor
+        self.gen = generation_of(processor)
+        self.t = load_tables(self.gen)
+        self.is940 = self.gen in ("gfx940", "gfx950")
+        self.has_acc = self.gen in ("gfx90a", "gfx940", "gfx950")
+        self._cache4: dict[bytes, Proto] = {}
+        self._cache8: dict[bytes, Proto] = {}
+
+    # ------------------------------------------------------------ public API
+
+    def decode(self, data: bytes, offset: int = 0, address: int = 0) -> Instruction:
+        """Decode one instruction at `offset` of `data`; never raises on bad bytes."""
+        if offset + 4 > len(data):
+            return unknown_instruction(data, offset, address, "truncated: fewer than 4 bytes left")
+        key4 = bytes(data[offset : offset + 4])
+        p = self._cache4.get(key4)
+        if p is None:
+            key8 = bytes(data[offset : offset + 8])
+            p = self._cache8.get(key8)
+            if p is None:
+                try:
+                    p = self._decode_proto(data, offset)
+                except Exception as exc:  # a table gap must never take the debugger down
+                    p = None
+                    reason = f"decoder error: {exc.__class__.__name__}: {exc}"
+                else:
+                    reason = "no opcode in the tables for this encoding"
+                if p is None:
+                    return unknown_instruction(data, offset, address, reason)
+                if isinstance(p, str):
+                    return unknown_instruction(data, offset, address, p)
+                if p.size == 4:
+                    self._cache4[key4] = p
+                else:
+                    self._cache8[key8] = p
+        if offset + p.size > len(data):
+            return unknown_instruction(data, offset, address, "truncated: instruction runs past the end")
+        return self._materialise(p, data, offset, address)
+
+    def decode_all(self, data: bytes, address: int = 0) -> list[Instruction]:
+        """Decode `data` (loaded at `address`) linearly from its start to its end."""
+        out = []
+        off = 0
+        n = len(data)
+        decode = self.decode
+        while off < n:
+            ins = decode(data, off, address + off)
+            out.append(ins)
+            off += ins.size or 4
+        return out
+
+    def iter_text(self, data: bytes, address: int = 0):
+        """Yield (address, size, text) without building `Instruction` records (fast listing path)."""
+        off = 0
+        n = len(data)
+        c4 = self._cache4
+        while off < n:
+            p = c4.get(bytes(data[off : off + 4]))
+            if p is None:
+                ins = self.decode(data, off, address + off)
+                yield address + off, ins.size or 4, ins.text
+                off += ins.size or 4
+                continue
+            yield address + off, 4, p.text
+            off += 4
+
+    # ------------------------------------------------------------ internals
+
+    def _materialise(self, p: Proto, data, offset: int, address: int) -> Instruction:
+        f = p.flags
+        target = None
+        ops = p.operands
+        if p.simm is not None:
+            target = address + 4 + p.simm * 4
+            ops = tuple(
+                Operand(OperandKind.LABEL, o.text, None, 1, target) if o.kind is OperandKind.LABEL else o
+                for o in ops
+            )
+        return Instruction(
+            address=address,
+            size=p.size,
+            raw=bytes(data[offset : offset + p.size]),
+            mnemonic=p.mnemonic,
+            encoding=p.encoding,
+            operands=ops,
+            text=p.text,
+            is_branch=f.get("branch", False),
+            is_conditional=f.get("cond", False),
+            is_call=f.get("call", False),
+            is_return=f.get("ret", False),
+            is_barrier=f.get("barrier", False),
+            is_waitcnt=p.waitcnt is not None,
+            is_endpgm=f.get("endpgm", False),
+            reads_exec=f.get("rexec", False),
+            writes_exec=f.get("wexec", False),
+            memory=p.memory,
+            waitcnt=p.waitcnt,
+            branch_target=target,
+        )
+
+    def _decode_proto(self, data, offset: int) -> Proto | str | None:
+        w0 = int.from_bytes(data[offset : offset + 4], "little")
+        w1 = int.from_bytes(data[offset + 4 : offset + 8], "little") if offset + 8 <= len(data) else None
+        top = w0 >> 26
+        if w0 >> 31 == 0:
+            sub = w0 >> 25
+            if sub == 0x3F:
+                return self._vop1(w0, w1)
+            if sub == 0x3E:
+                return self._vopc(w0, w1)
+            return self._vop2(w0, w1)
+        if w0 >> 30 == 2:
+            hi9 = w0 >> 23
+            if hi9 == 0x17D:
+                return self._sop1(w0, w1)
+            if hi9 == 0x17E:
+                return self._sopc(w0, w1)
+            if hi9 == 0x17F:
+                return self._sopp(w0)
+            if w0 >> 28 == 0xB:
+                return self._sopk(w0, w1)
+            return self._sop2(w0, w1)
+        if w1 is None:
+            return "truncated: 64-bit encoding at end of data"
+        if top == 0x30:
+            return self._smem(w0, w1)
+        if top == 0x34:
+            if w0 >> 23 == 0x1A7:
+                return self._vop3p(w0, w1)
+            return self._vop3(w0, w1)
+        if top == 0x36:
+            return self._ds(w0, w1)
+        if top == 0x37:
+            return self._flat(w0, w1)
+        if top == 0x38:
+            return self._mubuf(w0, w1)
+        if top == 0x3A:
+            return self._mtbuf(w0, w1)
+        return f"encoding {top:#x} (MIMG/EXP/VINTRP or reserved) not decoded for GFX9 family"
+
+    def _finish(self, size, mnem, enc, ctx, ops_text, mods_text="", flags=None, memory=None, waitcnt=None,
+                simm=None) -> Proto:
+        text = mnem
+        if ops_text:
+            text += " " + ", ".join(ops_text)
+        if mods_text:
+            text += mods_text
+        fl = flags if flags is not None else {}
+        return Proto(size, mnem, enc, tuple(ctx.operands), text, fl, memory, waitcnt, simm)
+
+    # ---- scalar ALU
+
+    def _salu_flags(self, mnem: str, ctx: Ctx, dest_text: str | None) -> dict:
+        fl = {}
+        if dest_text in ("exec", "exec_lo", "exec_hi") or "saveexec" in mnem or mnem.startswith("s_andn2_wrexec"):
+            fl["wexec"] = True
+        if "saveexec" in mnem or any(o.text.startswith("exec") for o in ctx.operands if not o.is_dest):
+            fl["rexec"] = True
+        if mnem in ("s_setpc_b64",):
+            fl["branch"] = True
+            fl["ret"] = True
+        elif mnem in ("s_swappc_b64",):
+            fl["branch"] = True
+            fl["call"] = True
+        return fl
+
+    def _sop2(self, w0, w1):
+        e = self.t["SOP2"].get((w0 >> 23) & 0x7F)
+        if e is None:
+            return None
+        ctx = Ctx(self.gen, w1)
+        vals = {"sdst": (w0 >> 16) & 0x7F, "src0": w0 & 0xFF, "src1": (w0 >> 8) & 0xFF}
+        out, dest = self._fill(e, ctx, vals, scalar=True)
+        size = 8 if ctx.lit_used else 4
+        if ctx.lit_used and w1 is None:
+            return "truncated: literal past end of data"
+        return self._finish(size, e.mnemonic, "SOP2", ctx, out, flags=self._salu_flags(e.mnemonic, ctx, dest))
+
+    def _sop1(self, w0, w1):
+        e = self.t["SOP1"].get((w0 >> 8) & 0xFF)
+        if e is None:
+            return None
+        ctx = Ctx(self.gen, w1)
+        vals = {"sdst": (w0 >> 16) & 0x7F, "src0": w0 & 0xFF}
+        out, dest = self._fill(e, ctx, vals, scalar=True)
+        if ctx.lit_used and w1 is None:
+            return "truncated: literal past end of data"
+        return self._finish(8 if ctx.lit_used else 4, e.mnemonic, "SOP1", ctx, out,
+                            flags=self._salu_flags(e.mnemonic, ctx, dest))
+
+    def _sopc(self, w0, w1):
+        e = self.t["SOPC"].get((w0 >> 16) & 0x7F)
+        if e is None:
+            return None
+        ctx = Ctx(self.gen, w1)
+        mnem = e.mnemonic
+        if mnem == "s_set_gpr_idx_on":
+            src0 = ctx.src(w0 & 0xFF, 1)
+            mode = (w0 >> 8) & 0xFF
+            out = [src0, self._gpr_idx(ctx, mode)]
+        else:
+            vals = {"src0": w0 & 0xFF, "src1": (w0 >> 8) & 0xFF}
+            out, _ = self._fill(e, ctx, vals, scalar=True)
+        if ctx.lit_used and w1 is None:
+            return "truncated: literal past end of data"
+        return self._finish(8 if ctx.lit_used else 4, mnem, "SOPC", ctx, out, flags=self._salu_flags(mnem, ctx, None))
+
+    def _gpr_idx(self, ctx: Ctx, mode: int) -> str:
+        names = [n for i, n in enumerate(("SRC0", "SRC1", "SRC2", "DST")) if mode >> i & 1]
+        text = "gpr_idx(" + ",".join(names) + ")"
+        return ctx.imm(text, mode)
+
+    def _sopk(self, w0, w1):
+        op = (w0 >> 23) & 0x1F
+        e = self.t["SOPK"].get(op)
+        if e is None:
+            return None
+        ctx = Ctx(self.gen, w1)
+        mnem = e.mnemonic
+        simm = w0 & 0xFFFF
+        sdst = (w0 >> 16) & 0x7F
+        out = []
+        size = 4
+        flags = {}
+        simm_branch = None
+        if mnem in ("s_getreg_b32", "s_setreg_b32", "s_setreg_imm32_b32"):
+            hw = self._hwreg(ctx, simm)
+            if mnem == "s_getreg_b32":
+                out = [ctx.sreg(sdst, 1, True), hw]
+            elif mnem == "s_setreg_b32":
+                out = [hw, ctx.sreg(sdst, 1, False)]
+            else:
+                if w1 is None:
+                    return "truncated: literal past end of data"
+                sv = w1 - 0x100000000 if w1 & 0x80000000 else w1
+                out = [hw, ctx.imm(str(sv) if -16 <= sv <= 64 else hex_imm(w1), w1, OperandKind.LITERAL)]
+                size = 8
+        else:
+            for name, width, _kind, _style in e.tmpl:
+                if name == "sdst":
+                    out.append(ctx.sreg(sdst, width, mnem.startswith(("s_movk", "s_cmovk", "s_addk", "s_mulk",
+                                                                        "s_call", "s_getreg"))))
+                elif name == "simm16":
+                    out.append(ctx.imm(hex_imm(simm), simm))
+                elif name == "simm16d":
+                    s = simm - 0x10000 if simm & 0x8000 else simm
+                    out.append(ctx.imm(str(simm), s, OperandKind.LABEL))
+                    simm_branch = s
+                elif name.startswith("="):
+                    out.append(name[1:])
+            if mnem.startswith("s_call"):
+                flags = {"branch": True, "call": True}
+            elif mnem.startswith("s_cbranch"):
+                flags = {"branch": True, "cond": True}
+        return self._finish(size, mnem, "SOPK", ctx, out, flags=flags, simm=simm_branch)
+
+    def _hwreg(self, ctx: Ctx, simm: int) -> str:
+        rid = simm & 0x3F
+        off = (simm >> 6) & 0x1F
+        size = ((simm >> 11) & 0x1F) + 1
+        name = self.t["HWREG"].get(rid, str(rid))
+        if off == 0 and size == 32:
+            text = f"hwreg({name})"
+        else:
+            text = f"hwreg({name}, {off}, {size})"
+        return ctx.imm(text, simm)
+
+    def _sopp(self, w0):
+        op = (w0 >> 16) & 0x7F
+        e = self.t["SOPP"].get(op)
+        if e is None:
+            return None
+        ctx = Ctx(self.gen, None)
+        mnem = e.mnemonic
+        simm = w0 & 0xFFFF
+        flags: dict = {}
+        waitcnt = None
+        simm_branch = None
+        out: list[str] = []
+        if mnem == "s_waitcnt":
+            waitcnt, txt = self._waitcnt(simm)
+            out = [ctx.imm(txt, simm)]
+        elif mnem in ("s_sendmsg", "s_sendmsghalt"):
+            out = [ctx.imm(self._sendmsg(simm), simm)]
+        elif mnem == "s_set_gpr_idx_mode":
+            out = [self._gpr_idx(ctx, simm)]
+        elif mnem in ("s_endpgm",):
+            flags["endpgm"] = True
+            if simm:
+                out = [ctx.imm(str(simm), simm)]
+        elif mnem.startswith(("s_branch", "s_cbranch")):
+            s = simm - 0x10000 if simm & 0x8000 else simm
+            out = [ctx.imm(str(simm), s, OperandKind.LABEL)]
+            simm_branch = s
+            flags["branch"] = True
+            if mnem != "s_branch":
+                flags["cond"] = True
+                if "exec" in mnem:
+                    flags["rexec"] = True
+        elif e.tmpl:
+            out = [ctx.imm(str(simm) if simm <= 64 else hex_imm(simm), simm)]
+        if mnem == "s_barrier":
+            flags["barrier"] = True
+        return self._finish(4, mnem, "SOPP", ctx, out, flags=flags, waitcnt=waitcnt, simm=simm_branch)
+
+    def _waitcnt(self, simm: int) -> tuple[dict, str]:
+        if self.gen == "gfx8":
+            vm, vmmax = simm & 0xF, 0xF
+        else:
+            vm, vmmax = (simm & 0xF) | ((simm >> 14) & 3) << 4, 0x3F
+        exp = (simm >> 4) & 7
+        lgkm = (simm >> 8) & 0xF
+        parts = []
+        if vm != vmmax:
+            parts.append(f"vmcnt({vm})")
+        if exp != 7:
+            parts.append(f"expcnt({exp})")
+        if lgkm != 0xF:
+            parts.append(f"lgkmcnt({lgkm})")
+        if not parts:
+            parts = [f"vmcnt({vm})", f"expcnt({exp})", f"lgkmcnt({lgkm})"]
+        return {"vmcnt": vm, "expcnt": exp, "lgkmcnt": lgkm}, " ".join(parts)
+
+    def _sendmsg(self, simm: int) -> str:
+        txt = self.t["SENDMSG"].get(simm & 0x3FF)
+        if txt is not None and simm < 0x400:
+            return txt
+        return str(simm) if simm <= 64 else hex_imm(simm)
+
+    def _smem(self, w0, w1):
+        op = (w0 >> 18) & 0xFF
+        e = self.t["SMEM"].get(op)
+        if e is None:
+            return None
+        ctx = Ctx(self.gen, None)
+        mnem = e.mnemonic
+        imm = (w0 >> 17) & 1
+        soe = (w0 >> 14) & 1
+        glc = (w0 >> 16) & 1
+        sbase = (w0 & 0x3F) << 1
+        sdata = (w0 >> 6) & 0x7F
+        is_load = "load" in mnem
+        is_store = "store" in mnem
+        is_atomic = "atomic" in mnem
+        out = []
+        for name, width, _k, _s in e.tmpl:
+            if name == "sdata":
+                out.append(ctx.sreg(sdata, width, is_load or (is_atomic and glc)))
+            elif name == "sbase":
+                out.append(ctx.sreg(sbase, width, False))
+            elif name == "offset":
+                if imm:
+                    off = w1 & 0x1FFFFF
+                    if soe:
+                        out.append(ctx.sreg((w1 >> 25) & 0x7F, 1, False))
+                    else:
+                        out.append(ctx.imm(hex_imm(off), off, OperandKind.OFFSET))
+                else:
+                    out.append(ctx.sreg(w1 & 0x7F, 1, False))
+            elif name.startswith("="):
+                out.append(name[1:])
+        mods = ""
+        if imm and soe and "offset" in e.fields:
+            off = w1 & 0x1FFFFF
+            mods += f" offset:{hex_imm(off)}"
+            ctx.imm(hex_imm(off), off, OperandKind.OFFSET)
+        if glc:
+            mods += " glc"
+        memory = None
+        if is_load or is_store or is_atomic:
+            space = MemorySpace.SCALAR
+            memory = MemoryInfo(space, is_load, is_store, is_atomic, bool(is_atomic and glc), {"glc": bool(glc)})
+        return self._finish(8, mnem, "SMEM", ctx, out, mods, memory=memory)
+
+    # ---- vector ALU
+
+    def _fill(self, e: Entry, ctx: Ctx, vals: dict, scalar: bool = False, mods: dict | None = None,
+              kinds: dict | None = None):
+        """Format template slots from field values; returns (operand texts, destination text)."""
+        out = []
+        dest = None
+        for name, width, kind, style in e.tmpl:
+            if name.startswith("="):
+                out.append(name[1:])
+                continue
+            v = vals.get(name)
+            if v is None:
+                if name == "lit":
+                    ctx.lit_used = True
+                    lit = ctx.literal or 0
+                    txt = literal_text(lit, 16 if e.lit16 else 32)
+                    ctx.operands.append(Operand(OperandKind.LITERAL, txt, None, 1, lit))
+                    out.append(txt)
+                continue
+            if kinds and name in kinds:
+                kind = kinds[name]
+            is_dest = name in ("sdst", "vdst")
+            if scalar:
+                txt = ctx.src(v, width, style, is_dest, e.lit16)
+            elif name in ("vdst",):
+                if kind == "s":
+                    txt = ctx.src(v, width, dest=True)
+                else:
+                    txt = ctx.reg(kind or "v", v, width, True)
+            elif name == "sdst":
+                txt = ctx.src(v, width, dest=True)
+            elif name == "src1v":
+                txt = ctx.reg("v", v, width, False)
+            else:
+                txt = ctx.src(v, width, style, False, e.lit16, "a" if kind == "a" else "v")
+            if mods and name in mods:
+                neg, ab, ext = mods[name]
+                if ext:
+                    txt = f"sext({txt})"
+                txt = _neg_abs(txt, neg, ab)
+            if is_dest and dest is None:
+                dest = txt
+            out.append(txt)
+        return out, dest
+
+    def _valu_flags(self, mnem: str, dest: str | None) -> dict:
+        fl = {"rexec": True}
+        if mnem.startswith("v_cmpx") or dest in ("exec", "exec_lo", "exec_hi"):
+            fl["wexec"] = True
+        return fl
+
+    def _vop2(self, w0, w1):
+        op = (w0 >> 25) & 0x3F
+        e = self.t["VOP2"].get(op)
+        if e is None:
+            return None
+        src0 = w0 & 0x1FF
+        vals = {"vdst": (w0 >> 17) & 0xFF, "src0": src0, "src1": 256 + ((w0 >> 9) & 0xFF)}
+        if src0 == 0xF9:
+            return self._sdwa("VOP2", e, w0, w1, vals)
+        if src0 == 0xFA:
+            return self._dpp("VOP2", e, w0, w1, vals)
+        ctx = Ctx(self.gen, w1)
+        out, dest = self._fill(e, ctx, vals)
+        size = 8 if ctx.lit_used else 4
+        if size == 8 and w1 is None:
+            return "truncated: literal past end of data"
+        return self._finish(size, e.mnemonic, "VOP2", ctx, out, flags=self._valu_flags(e.mnemonic, dest))
+
+    def _vop1(self, w0, w1):
+        op = (w0 >> 9) & 0xFF
+        e = self.t["VOP1"].get(op)
+        if e is None:
+            return None
+        src0 = w0 & 0x1FF
+        vals = {"vdst": (w0 >> 17) & 0xFF, "src0": src0}
+        if src0 == 0xF9 and e.mnemonic != "v_nop":
+            return self._sdwa("VOP1", e, w0, w1, vals)
+        if src0 == 0xFA and e.mnemonic != "v_nop":
+            return self._dpp("VOP1", e, w0, w1, vals)
+        ctx = Ctx(self.gen, w1)
+        out, dest = self._fill(e, ctx, vals)
+        size = 8 if ctx.lit_used else 4
+        if size == 8 and w1 is None:
+            return "truncated: literal past end of data"
+        return self._finish(size, e.mnemonic, "VOP1", ctx, out, flags=self._valu_flags(e.mnemonic, dest))
+
+    def _vopc(self, w0, w1):
+        op = (w0 >> 17) & 0xFF
+        e = self.t["VOPC"].get(op)
+        if e is None:
+            return None
+        src0 = w0 & 0x1FF
+        vals = {"src0": src0, "src1": 256 + ((w0 >> 9) & 0xFF)}
+        if src0 == 0xF9:
+            return self._sdwa("VOPC", e, w0, w1, vals)
+        if src0 == 0xFA:
+            return self._dpp("VOPC", e, w0, w1, vals)
+        ctx = Ctx(self.gen, w1)
+        out, dest = self._fill(e, ctx, vals)
+        size = 8 if ctx.lit_used else 4
+        if size == 8 and w1 is None:
+            return "truncated: literal past end of data"
+        return self._finish(size, e.mnemonic, "VOPC", ctx, out, flags=self._valu_flags(e.mnemonic, dest))
+
+    @staticmethod
+    def _base(mnem: str) -> str:
+        for suf in ("_e32", "_e64"):
+            if mnem.endswith(suf):
+                return mnem[: -len(suf)]
+        return mnem
+
+    def _sdwa(self, enc, e: Entry, w0, w1, vals):
+        if w1 is None:
+            return "truncated: SDWA word past end of data"
+        sdwa_text = e.raw.get("sdwa")
+        if not sdwa_text:
+            return f"{enc} opcode {e.mnemonic} has no SDWA form"
+        mnem = self._base(e.mnemonic) + "_sdwa"
+        ctx = Ctx(self.gen, None)
+        vals = dict(vals)
+        vals["src0"] = (w1 & 0xFF) + (0 if (w1 >> 23) & 1 else 256)
+        if enc != "VOP1" and (w1 >> 31) & 1:
+            vals["src1"] = vals["src1"] - 256
+        mods = {"src0": ((w1 >> 20) & 1, (w1 >> 21) & 1, (w1 >> 19) & 1),
+                "src1": ((w1 >> 28) & 1, (w1 >> 29) & 1, (w1 >> 27) & 1)}
+        tmpl_entry = e
+        if enc == "VOPC":
+            sd = (w1 >> 15) & 1
+            sdst = (w1 >> 8) & 0x7F
+            # VOPC SDWA on GFX9 writes an SGPR pair (or vcc when sd=0)
+            dst_txt = ctx.src(sdst, 2, dest=True) if sd else ctx.src(106, 2, dest=True)
+            out, _ = self._fill(tmpl_entry, ctx, vals, mods=mods)
+            if out and out[0] == "vcc":
+                out = out[1:]
+            out = [dst_txt] + out
+            dest = dst_txt
+        else:
+            out, dest = self._fill(tmpl_entry, ctx, vals, mods=mods)
+        m = ""
+        if enc != "VOPC":
+            if (w1 >> 13) & 1:
+                m += " clamp"
+            omod = (w1 >> 14) & 3
+            if omod:
+                m += OMOD[omod]
+        elif self.gen == "gfx8" and (w1 >> 13) & 1:
+            m += " clamp"
+        if enc != "VOPC":
+            m += f" dst_sel:{SDWA_SEL[(w1 >> 8) & 7]} dst_unused:{SDWA_UNUSED[(w1 >> 11) & 3]}"
+        m += f" src0_sel:{SDWA_SEL[(w1 >> 16) & 7]}"
+        if enc != "VOP1":
+            m += f" src1_sel:{SDWA_SEL[(w1 >> 24) & 7]}"
+        return self._finish(8, mnem, enc + "_SDWA", ctx, out, m, flags=self._valu_flags(mnem, dest))
+
+    def _dpp(self, enc, e: Entry, w0, w1, vals):
+        if w1 is None:
+            return "truncated: DPP word past end of data"
+        if not e.raw.get("dpp"):
+            return f"{enc} opcode {e.mnemonic} has no DPP form"
+        ctrl = (w1 >> 8) & 0x1FF
+        ctrl_txt = dpp_ctrl_text(ctrl, self.gen)
+        if ctrl_txt is None:
+            return f"reserved DPP control {ctrl:#x}"
+        mnem = self._base(e.mnemonic) + "_dpp"
+        ctx = Ctx(self.gen, None)
+        vals = dict(vals)
+        vals["src0"] = 256 + (w1 & 0xFF)
+        mods = {"src0": ((w1 >> 20) & 1, (w1 >> 21) & 1, 0), "src1": ((w1 >> 22) & 1, (w1 >> 23) & 1, 0)}
+        out, dest = self._fill(e, ctx, vals, mods=mods)
+        m = f" {ctrl_txt} row_mask:{hex_imm((w1 >> 28) & 0xF)} bank_mask:{hex_imm((w1 >> 24) & 0xF)}"
+        if (w1 >> 19) & 1:
+            m += " bound_ctrl:1"
+        return self._finish(8, mnem, enc + "_DPP", ctx, out, m, flags=self._valu_flags(mnem, dest))
+
+    def _vop3(self, w0, w1):
+        op = (w0 >> 16) & 0x3FF
+        e = self.t["VOP3"].get(op)
+        if e is None:
+            return None
+        mnem = e.mnemonic
+        ctx = Ctx(self.gen, None)
+        vals = {"vdst": w0 & 0xFF, "src0": w1 & 0x1FF, "src1": (w1 >> 9) & 0x1FF, "src2": (w1 >> 18) & 0x1FF}
+        vop3b = "sdst" in e.fields
+        neg = w1 >> 29
+        if vop3b:
+            vals["sdst"] = (w0 >> 8) & 0x7F
+            abs_ = 0
+        else:
+            abs_ = (w0 >> 8) & 7
+        mods = {"src0": (neg & 1, abs_ & 1, 0), "src1": (neg >> 1 & 1, abs_ >> 1 & 1, 0),
+                "src2": (neg >> 2 & 1, abs_ >> 2 & 1, 0)}
+        out, dest = self._fill(e, ctx, vals, mods=mods)
+        m = ""
+        opsel = (w0 >> 11) & 0xF
+        if opsel and not vop3b and e.raw.get("opsel"):
+            nsrc = sum(1 for t in e.tmpl if t[0] in ("src0", "src1", "src2"))
+            if "op_sel_hi" in (e.raw.get("opsel") or ""):
+                bits = [opsel >> i & 1 for i in range(nsrc)]
+                m += " op_sel:[" + ",".join(map(str, bits)) + "]"
+            else:
+                bits = [opsel >> i & 1 for i in range(nsrc)] + [opsel >> 3 & 1]
+                m += " op_sel:[" + ",".join(map(str, bits)) + "]"
+        if (w0 >> 15) & 1:
+            m += " clamp"
+        omod = (w1 >> 27) & 3
+        if omod:
+            m += OMOD[omod]
+        if mnem.startswith("v_mfma"):
+            return f"VOP3-encoded MFMA {mnem} not supported"
+        return self._finish(8, mnem, "VOP3", ctx, out, m, flags=self._valu_flags(mnem, dest))
+
+    def _vop3p(self, w0, w1):
+        op = (w0 >> 16) & 0x7F
+        e = self.t["VOP3P"].get(op)
+        if e is None:
+            return None
+        mnem = e.mnemonic
+        ctx = Ctx(self.gen, None)
+        vals = {"vdst": w0 & 0xFF, "src0": w1 & 0x1FF, "src1": (w1 >> 9) & 0x1FF, "src2": (w1 >> 18) & 0x1FF}
+        if mnem.startswith(("v_mfma", "v_smfmac")):
+            return self._mai(e, ctx, w0, w1, vals)
+        nsrc = sum(1 for t in e.tmpl if t[0] in ("src0", "src1", "src2"))
+        neg = w1 >> 29
+        neg_hi = (w0 >> 8) & 7
+        mods = None
+        if not mnem.startswith("v_accvgpr"):
+            mods = {"src0": (0, 0, 0), "src1": (0, 0, 0), "src2": (0, 0, 0)}
+        out, dest = self._fill(e, ctx, vals, mods=mods)
+        m = ""
+        opsel = (w0 >> 11) & 7
+        opsel_hi = ((w1 >> 27) & 3) | ((w0 >> 14) & 1) << 2
+        dflt_hi = (1 << nsrc) - 1
+        if opsel & dflt_hi:
+            m += " op_sel:[" + ",".join(str(opsel >> i & 1) for i in range(nsrc)) + "]"
+        if (opsel_hi & dflt_hi) != dflt_hi:
+            m += " op_sel_hi:[" + ",".join(str(opsel_hi >> i & 1) for i in range(nsrc)) + "]"
+        if neg & dflt_hi:
+            m += " neg_lo:[" + ",".join(str(neg >> i & 1) for i in range(nsrc)) + "]"
+        if neg_hi & dflt_hi:
+            m += " neg_hi:[" + ",".join(str(neg_hi >> i & 1) for i in range(nsrc)) + "]"
+        if (w0 >> 15) & 1:
+            m += " clamp"
+        fl = self._valu_flags(mnem, dest)
+        return self._finish(8, mnem, "VOP3P", ctx, out, m, flags=fl)
+
+    def _mai(self, e: Entry, ctx: Ctx, w0, w1, vals):
+        mnem = e.mnemonic
+        acc_cd = (w0 >> 15) & 1
+        if self.gen == "gfx908":
+            acc_cd = 1
+        kinds = {"vdst": "a" if acc_cd else "v", "src2": "a" if acc_cd else "v",
+                 "src0": "a" if (w1 >> 27) & 1 else "v", "src1": "a" if (w1 >> 28) & 1 else "v"}
+        out, dest = self._fill(e, ctx, vals, kinds=kinds)
+        m = ""
+        cbsz = (w0 >> 8) & 7
+        abid = (w0 >> 11) & 0xF
+        blgp = (w1 >> 29) & 7
+        if cbsz:
+            m += f" cbsz:{cbsz}"
+        if abid:
+            m += f" abid:{abid}"
+        if blgp:
+            m += f" blgp:{blgp}"
+        return self._finish(8, mnem, "VOP3P_MAI", ctx, out, m, flags={"rexec": True})
+
+    # ---- vector memory
+
+    def _policy(self, glc: int, slc: int, b3: int, ctx_mods: list[str], allowed=None) -> dict:
+        pol = self._policy_all(glc, slc, b3, ctx_mods)
+        if allowed is not None:
+            ctx_mods[:] = [w for w in ctx_mods if w in allowed]
+        return pol
+
+    def _policy_all(self, glc: int, slc: int, b3: int, ctx_mods: list[str]) -> dict:
+        if self.is940:
+            pol = {"sc0": bool(glc), "nt": bool(slc), "sc1": bool(b3)}
+            if glc:
+                ctx_mods.append("sc0")
+            if b3:
+                ctx_mods.append("sc1")
+            if slc:
+                ctx_mods.append("nt")
+        else:
+            pol = {"glc": bool(glc), "slc": bool(slc)}
+            if glc:
+                ctx_mods.append("glc")
+            if slc:
+                ctx_mods.append("slc")
+            if self.gen == "gfx90a":
+                pol["scc"] = bool(b3)
+                if b3:
+                    ctx_mods.append("scc")
+        return pol
+
+    def _ds(self, w0, w1):
+        op = (w0 >> 17) & 0xFF
+        e = self.t["DS"].get(op)
+        if e is None:
+            return None
+        mnem = e.mnemonic
+        ctx = Ctx(self.gen, None)
+        acc = (w0 >> 25) & 1 if self.has_acc else 0
+        k = "a" if acc else "v"
+        vals = {"addr": w1 & 0xFF, "data0": (w1 >> 8) & 0xFF, "data1": (w1 >> 16) & 0xFF, "vdst": (w1 >> 24) & 0xFF}
+        out = []
+        dest = None
+        for name, width, _kind, _s in e.tmpl:
+            if name.startswith("="):
+                out.append(name[1:])
+                continue
+            if name == "addr":
+                out.append(ctx.reg("v", vals[name], width, False))
+            else:
+                txt = ctx.reg(k, vals[name], width, name == "vdst")
+                out.append(txt)
+        o0 = w0 & 0xFF
+        o1 = (w0 >> 8) & 0xFF
+        m = ""
+        mods = e.raw.get("mods") or []
+        if any(x.startswith("offset0") for x in mods):
+            if o0:
+                m += f" offset0:{o0}"
+            if o1:
+                m += f" offset1:{o1}"
+        elif any(x.startswith("offset") for x in mods):
+            off = o0 | o1 << 8
+            if off:
+                m += f" offset:{off}"
+                ctx.imm(str(off), off, OperandKind.OFFSET)
+        gds = (w0 >> 16) & 1
+        if gds:
+            m += " gds"
+        is_load = "read" in mnem or "load" in mnem
+        is_store = "write" in mnem and "wrxchg" not in mnem or "store" in mnem
+        is_atomic = not (is_load or is_store) and not any(x in mnem for x in ("swizzle", "permute", "bpermute",
+                                                                              "nop", "barrier", "consume",
+                                                                              "append", "gws"))
+        space = MemorySpace.GDS if gds else MemorySpace.LDS
+        memory = MemoryInfo(space, is_load or ("rtn" in mnem), is_store or is_atomic, is_atomic, "rtn" in mnem)
+        fl = {"rexec": True}
+        return self._finish(8, mnem, "DS", ctx, out, m, flags=fl, memory=memory)
+
+    def _flat(self, w0, w1):
+        seg = (w0 >> 14) & 3
+        enc = ("FLAT", "SCRATCH", "GLOBAL", None)[seg]
+        if enc is None:
+            return "reserved FLAT segment 3"
+        op = (w0 >> 18) & 0x7F
+        e = self.t[enc].get(op)
+        if e is None:
+            return None
+        mnem = e.mnemonic
+        ctx = Ctx(self.gen, None)
+        addr = w1 & 0xFF
+        data = (w1 >> 8) & 0xFF
+        saddr = (w1 >> 16) & 0x7F
+        vdst = (w1 >> 24) & 0xFF
+        acc = (w1 >> 23) & 1 if self.has_acc else 0
+        k = "a" if acc else "v"
+        lds = (w0 >> 13) & 1
+        sve = False
+        if enc == "SCRATCH" and self.is940:
+            sve = bool(lds)
+            lds = 0
+        glc = (w0 >> 16) & 1
+        slc = (w0 >> 17) & 1
+        is_atomic = "atomic" in mnem
+        out = []
+        vd = e.fields.get("vdst")
+        da = e.fields.get("data")
+        if vd is not None and not (lds and enc != "FLAT"):
+            out.append(ctx.reg(k, vdst, vd[1], True))
+        elif is_atomic and glc and da is not None:
+            out.append(ctx.reg(k, vdst, self._atomic_ret_width(e), True))
+        if enc == "FLAT":
+            out.append(ctx.reg("v", addr, 2, False))
+        elif enc == "GLOBAL":
+            out.append(ctx.reg("v", addr, 2 if saddr == 0x7F else 1, False))
+        elif (saddr == 0x7F if not self.is940 else sve):
+            out.append(ctx.reg("v", addr, 1, False))
+        else:
+            out.append("off")
+        if da is not None:
+            out.append(ctx.reg(k, data, da[1], False))
+        if enc != "FLAT":
+            out.append("off" if saddr == 0x7F else ctx.src(saddr, 2 if enc == "GLOBAL" else 1))
+        if enc == "FLAT":
+            off = w0 & 0x1FFF
+        else:
+            off = w0 & 0x1FFF
+            if off & 0x1000:
+                off -= 0x2000
+        m = ""
+        if off:
+            m += f" offset:{off}"
+            ctx.imm(str(off), off, OperandKind.OFFSET)
+        pmods: list[str] = []
+        b3 = (w0 >> 25) & 1
+        pol = self._policy(glc, slc, b3, pmods, e.policy)
+        if pmods:
+            m += " " + " ".join(pmods)
+        if lds:
+            m += " lds"
+        space = {"FLAT": MemorySpace.FLAT, "SCRATCH": MemorySpace.SCRATCH, "GLOBAL": MemorySpace.GLOBAL}[enc]
+        is_load = "load" in mnem
+        is_store = "store" in mnem
+        memory = MemoryInfo(space, is_load or (is_atomic and bool(glc)), is_store or is_atomic, is_atomic,
+                            bool(is_atomic and glc), pol)
+        return self._finish(8, mnem, enc, ctx, out, m, flags={"rexec": True}, memory=memory)
+
+    @staticmethod
+    def _atomic_ret_width(e: Entry) -> int:
+        for name, width, _k, _s in e.tmpl:
+            if name in ("data", "vdata"):
+                return width // 2 if "cmpswap" in e.mnemonic else width
+        return 1
+
+    def _mubuf(self, w0, w1):
+        op = (w0 >> 18) & 0x7F
+        e = self.t["MUBUF"].get(op)
+        if e is None:
+            return None
+        return self._buffer(e, "MUBUF", w0, w1, None)
+
+    def _mtbuf(self, w0, w1):
+        op = (w0 >> 15) & 0xF
+        e = self.t["MTBUF"].get(op)
+        if e is None:
+            return None
+        return self._buffer(e, "MTBUF", w0, w1, ((w0 >> 19) & 0xF, (w0 >> 23) & 7))
+
+    def _buffer(self, e: Entry, enc: str, w0, w1, fmt):
+        mnem = e.mnemonic
+        ctx = Ctx(self.gen, None)
+        offen = (w0 >> 12) & 1
+        idxen = (w0 >> 13) & 1
+        glc = (w0 >> 14) & 1
+        lds = (w0 >> 16) & 1 if enc == "MUBUF" else 0
+        slc = (w0 >> 17) & 1 if enc == "MUBUF" else (w1 >> 22) & 1
+        b3 = (w0 >> 15) & 1 if enc == "MUBUF" else 0
+        acc = (w1 >> 23) & 1 if self.has_acc else 0
+        k = "a" if acc else "v"
+        vaddr = w1 & 0xFF
+        vdata = (w1 >> 8) & 0xFF
+        srsrc = ((w1 >> 16) & 0x1F) << 2
+        soffset = (w1 >> 24) & 0xFF
+        is_atomic = "atomic" in mnem
+        is_load = "load" in mnem
+        is_store = "store" in mnem
+        out = []
+        for name, width, _kind, _s in e.tmpl:
+            if name.startswith("="):
+                out.append(name[1:])
+            elif name == "vdata":
+                if lds and is_load:
+                    continue
+                w = width
+                if is_atomic and not glc and "cmpswap" in mnem:
+                    w = width
+                out.append(ctx.reg(k, vdata, w, is_load or (is_atomic and bool(glc))))
+            elif name == "vaddr":
+                if offen and idxen:
+                    out.append(ctx.reg("v", vaddr, 2, False))
+                elif offen or idxen:
+                    out.append(ctx.reg("v", vaddr, 1, False))
+                else:
+                    out.append("off")
+            elif name == "srsrc":
+                out.append(ctx.sreg(srsrc, 4, False))
+            elif name == "soffset":
+                out.append(ctx.src(soffset, 1))
+        m = ""
+        if fmt is not None:
+            m += self._mtbuf_format(*fmt)
+        if idxen:
+            m += " idxen"
+        if offen:
+            m += " offen"
+        off = w0 & 0xFFF
+        if off:
+            m += f" offset:{off}"
+            ctx.imm(str(off), off, OperandKind.OFFSET)
+        pmods: list[str] = []
+        pol = self._policy(glc, slc, b3, pmods, e.policy)
+        if pmods:
+            m += " " + " ".join(pmods)
+        if lds:
+            m += " lds"
+        memory = MemoryInfo(MemorySpace.BUFFER, is_load or (is_atomic and bool(glc)), is_store or is_atomic,
+                            is_atomic, bool(is_atomic and glc), pol)
+        return self._finish(8, mnem, enc, ctx, out, m, flags={"rexec": True}, memory=memory)
+
+    @staticmethod
+    def _mtbuf_format(dfmt: int, nfmt: int) -> str:
+        if dfmt == 1 and nfmt == 0:
+            return ""
+        return f" format:[{_DFMT[dfmt]},{_NFMT[nfmt]}]" if dfmt < len(_DFMT) else f" format:{dfmt | nfmt << 4}"
+
+
+_DFMT = ("BUF_DATA_FORMAT_INVALID", "BUF_DATA_FORMAT_8", "BUF_DATA_FORMAT_16", "BUF_DATA_FORMAT_8_8",
+         "BUF_DATA_FORMAT_32", "BUF_DATA_FORMAT_16_16", "BUF_DATA_FORMAT_10_11_11", "BUF_DATA_FORMAT_11_11_10",
+         "BUF_DATA_FORMAT_10_10_10_2", "BUF_DATA_FORMAT_2_10_10_10", "BUF_DATA_FORMAT_8_8_8_8",
+         "BUF_DATA_FORMAT_32_32", "BUF_DATA_FORMAT_16_16_16_16", "BUF_DATA_FORMAT_32_32_32",
+         "BUF_DATA_FORMAT_32_32_32_32", "BUF_DATA_FORMAT_RESERVED_15")
+_NFMT = ("BUF_NUM_FORMAT_UNORM", "BUF_NUM_FORMAT_SNORM", "BUF_NUM_FORMAT_USCALED", "BUF_NUM_FORMAT_SSCALED",
+         "BUF_NUM_FORMAT_UINT", "BUF_NUM_FORMAT_SINT", "BUF_NUM_FORMAT_RESERVED_6", "BUF_NUM_FORMAT_FLOAT")

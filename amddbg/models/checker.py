@@ -1,0 +1,182 @@
+"""Exhaustive enumeration of candidate executions over a fixed set of events.
+
+The API is events in, executions out: `Scenario` carries the events (from a litmus test or, later,
+lifted from real waves), program order, system-synchronizes-with pairs, the allowed reads-from
+sources of every read, and the alternative barrier pairings. `enumerate_executions` yields one
+`Execution` per choice of scoped modification order, barrier pairing and reads-from of the atomic
+reads (the choices that can change happens-before); reads-from of the non-atomic reads is then
+decided per location, since every consistency axiom relates same-location events only. Each
+`Execution` knows whether some consistent completion exists, its data races, and the feasible
+reads-from assignments per location.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import permutations, product
+
+from amddbg.models import rel as R
+from amddbg.models.events import INIT, Event
+from amddbg.models.memory import Dynamic, Options, StaticModel
+
+# Limit of feasible reads-from assignments kept per location for condition evaluation and witnesses.
+_MAX_FEASIBLE = 4096
+
+
+@dataclass
+class Scenario:
+    events: list[Event]
+    po_threads: list[list[int]]
+    ssw: list[tuple[int, int]] = field(default_factory=list)
+    rf_allowed: dict[int, list[int]] = field(default_factory=dict)  # read -> sources (INIT = -1)
+    syncbars: list[R.Rel] | None = None  # alternative barrier pairings (None: no barriers)
+    final_reads: set[int] = field(default_factory=set)  # reads whose sources must be co-maximal
+    ill_formed: str | None = None  # a static fact of the model the program violates
+
+
+@dataclass
+class Execution:
+    scenario: Scenario
+    static: StaticModel
+    dyn: Dynamic
+    asmo: R.Rel
+    syncbar: R.Rel
+    rf_atomic: dict[int, int]
+    feasible: dict[int, list[dict[int, int]]]  # location mask -> feasible rf completions
+    failure: str | None  # why no consistent completion exists (None if consistent)
+
+    @property
+    def consistent(self) -> bool:
+        return self.failure is None
+
+    @property
+    def races(self) -> list[tuple[int, int]]:
+        return [(a, b) for a, b in R.pairs(self.dyn.dr) if a < b]
+
+    def witness_rf(self) -> dict[int, int]:
+        rf = dict(self.rf_atomic)
+        for sols in self.feasible.values():
+            if sols:
+                rf.update(sols[0])
+        return rf
+
+
+def location_classes(s: StaticModel) -> list[int]:
+    seen = 0
+    out = []
+    for i in range(s.n):
+        m = s.sloc[i]
+        if m and not (seen >> i) & 1:
+            out.append(m)
+            seen |= m
+    return out
+
+
+def asmo_choices(s: StaticModel) -> list[R.Rel]:
+    """Strict partial orders whose symmetric closure is mutordatom over atomic writes (spirv.als)."""
+    n = s.n
+    aw = s.A & s.W
+    per_loc: list[list[R.Rel]] = []
+    for locm in location_classes(s):
+        ws = list(R.bits(locm & aw))
+        mo = [s.mutordatom[i] & aw for i in range(n)]
+        if not any(mo[w] for w in ws):
+            continue
+        seen = set()
+        opts = []
+        for perm in permutations(ws):
+            rel = R.empty(n)
+            for i, a in enumerate(perm):
+                for b in perm[i + 1:]:
+                    if (mo[a] >> b) & 1:
+                        rel[a] |= 1 << b
+            if R.closure(rel) != rel:
+                continue
+            key = tuple(rel)
+            if key not in seen:
+                seen.add(key)
+                opts.append(rel)
+        per_loc.append(opts)
+    out = []
+    for combo in product(*per_loc):
+        rel = R.empty(n)
+        for part in combo:
+            rel = R.union(rel, part)
+        out.append(rel)
+    return out or [R.empty(n)]
+
+
+def enumerate_executions(sc: Scenario, options: Options | None = None,
+                         need_completion: bool = True) -> Iterator[Execution]:
+    s = StaticModel(sc.events, sc.po_threads, sc.ssw, options)
+    yield from _enumerate(sc, s, need_completion)
+
+
+def _enumerate(sc: Scenario, s: StaticModel, need_completion: bool) -> Iterator[Execution]:
+    if sc.ill_formed:
+        return
+    reads = [i for i in range(s.n) if (s.R >> i) & 1]
+    atomic_reads = [r for r in reads if (s.A >> r) & 1]
+    plain_reads = [r for r in reads if not (s.A >> r) & 1]
+
+    def sources(r: int) -> list[int]:
+        if r in sc.rf_allowed:
+            return sc.rf_allowed[r]
+        return [INIT] + [w for w in R.bits(s.sloc[r] & s.W) if w != r]
+
+    locs = location_classes(s)
+    syncbars = sc.syncbars or [R.empty(s.n)]
+    asmos = asmo_choices(s)
+    atomic_srcs = [sources(r) for r in atomic_reads]
+    plain_by_loc = {m: [r for r in plain_reads if (m >> r) & 1] for m in locs}
+    for asmo in asmos:
+        for syncbar in syncbars:
+            for choice in product(*atomic_srcs):
+                rf_a = dict(zip(atomic_reads, choice, strict=True))
+                if not _final_ok(sc, s, asmo, rf_a):
+                    continue
+                dyn = Dynamic(s, rf_a, asmo, syncbar)
+                feasible: dict[int, list[dict[int, int]]] = {}
+                failure = None
+                if need_completion:
+                    for m in locs:
+                        prs = plain_by_loc[m]
+                        sols = []
+                        base = {r: w for r, w in rf_a.items() if (m >> r) & 1}
+                        for pc in product(*(sources(r) for r in prs)):
+                            rf = dict(base)
+                            rf.update(zip(prs, pc, strict=True))
+                            if not _final_ok(sc, s, asmo, rf):
+                                continue
+                            ok, _why = dyn.location_consistent(rf, m)
+                            if ok:
+                                sols.append(dict(zip(prs, pc, strict=True)))
+                                if len(sols) >= _MAX_FEASIBLE:
+                                    break
+                        feasible[m] = sols
+                        if not sols:
+                            failure = _describe_failure(sc, s, dyn, base, prs, m, sources)
+                            break
+                yield Execution(sc, s, dyn, asmo, syncbar, rf_a, feasible, failure)
+
+
+def _final_ok(sc: Scenario, s: StaticModel, asmo: R.Rel, rf: dict[int, int]) -> bool:
+    """Reads of a loop iteration that spins forever must see co-maximal (final) values."""
+    for r in sc.final_reads:
+        if r not in rf:
+            continue
+        w = rf[r]
+        if w == INIT:
+            if s.sloc[r] & s.W:
+                return False
+        elif asmo[w]:
+            return False
+    return True
+
+
+def _describe_failure(sc: Scenario, s: StaticModel, dyn: Dynamic, base: dict[int, int], prs: list[int],
+                      m: int, sources) -> str:
+    ev = sc.events
+    names = sorted({ev[i].loc for i in R.bits(m) if ev[i].loc})
+    return f"no reads-from choice for location {', '.join(names)} is consistent (coherence cycle)"

@@ -1,0 +1,548 @@
+"""Deciding Dat3M/herd-style VULKAN tests: control flow, spin loops, quorum barriers, conditions.
+
+Each thread is run symbolically into *paths*: reads whose value steers control flow or feeds a stored
+value branch over the values the location can hold; other reads stay symbolic and get their value
+from reads-from. Side-effect-free spin loops are reduced as Dat3M does: only the iteration that exits
+is kept, and a failing iteration becomes a *spinning* path whose reads must see final (co-maximal)
+values for the thread to hang under fair scheduling. Loops with side effects are unrolled up to
+`UNROLL_BOUND` iterations (reported). Control barriers follow Dat3M's semantics: instances are
+grouped per workgroup and instance id (and barrier id); without a quorum every member must arrive,
+with quorum q the barrier completes once q members arrive, a chosen set of at least q members
+synchronizes with every member that passes, and fewer than q arrivals block everyone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations, product
+
+from amddbg.errors import NotSupported
+from amddbg.models import rel as R
+from amddbg.models.checker import Scenario, enumerate_executions
+from amddbg.models.events import INIT, Event, Kind
+from amddbg.models.litmus.herd import HerdTest, HerdThread
+from amddbg.models.memory import Options
+from amddbg.models.verdict import Verdict, describe_rf, explain_race
+from amddbg.target import Scope
+
+UNROLL_BOUND = 3
+_MAX_PATHS = 20000
+
+
+@dataclass
+class Sym:
+    """The value of a read decided by reads-from (index into the path's events)."""
+
+    index: int
+
+
+@dataclass
+class Path:
+    tid: int
+    events: list[Event]
+    status: str  # done, spin, bound
+    regs: dict[str, object]
+    final_reads: list[int] = field(default_factory=list)
+
+
+def _fn(fn: str, a: int, b: int) -> int:
+    if fn == "add":
+        return a + b
+    if fn == "sub":
+        return a - b
+    if fn == "mul":
+        return a * b
+    if fn == "div":
+        return a // b if b else 0
+    if fn == "and":
+        return a & b
+    if fn == "or":
+        return a | b
+    return a ^ b
+
+
+def _cmp(c: str, a: int, b: int) -> bool:
+    return {"beq": a == b, "bne": a != b, "blt": a < b, "bgt": a > b, "ble": a <= b, "bge": a >= b}[c]
+
+
+def _needed(t: HerdThread) -> set[str]:
+    out = set()
+    for ins in t.code:
+        for k in ("a", "b", "value", "resource", "quorum"):
+            v = ins.args.get(k)
+            if isinstance(v, str):
+                out.add(v)
+    return out
+
+
+def _event(test: HerdTest, t: HerdThread, ins, kind: Kind) -> Event:
+    a = ins.args
+    inst = {Scope.WAVEFRONT: (t.qf, t.wg, t.sg), Scope.WORKGROUP: (t.qf, t.wg), Scope.CLUSTER: (t.qf, t.wg),
+            Scope.QUEUE_FAMILY: t.qf, Scope.AGENT: 0, Scope.SYSTEM: 0}
+    ev = Event(kind=kind, thread=t.tid, instances=inst, label=ins.text, line=ins.line)
+    if kind in (Kind.AVDEVICE, Kind.VISDEVICE):
+        return ev
+    ev.scope = a.get("scope")
+    ev.semsc = a.get("semsc", frozenset())
+    ev.semav, ev.semvis = a.get("semav", False), a.get("semvis", False)
+    ev.acquire, ev.release = a.get("acq", False), a.get("rel", False)
+    if kind in (Kind.LOAD, Kind.STORE, Kind.RMW):
+        ev.loc = ev.ref = a["loc"]
+        ev.storage_class = a["sc"]
+        ev.atomic = a["atomic"]
+        ev.nonpriv = a["nonpriv"] or a["av"] or a["vis"] or a["atomic"]
+        ev.av = a["av"] or (a["atomic"] and kind is not Kind.LOAD)
+        ev.vis = a["vis"] or (a["atomic"] and kind is not Kind.STORE)
+        if kind is Kind.RMW and not ev.acquire:
+            ev.semvis = False
+    return ev
+
+
+def thread_paths(test: HerdTest, t: HerdThread, domains: dict[str, set[int]]) -> tuple[list[Path], bool]:
+    """All paths of one thread; the flag says whether the unroll bound cut some path."""
+    labels = {ins.args["name"]: k for k, ins in enumerate(t.code) if ins.op == "label"}
+    needed = _needed(t)
+    out: list[Path] = []
+    bounded = False
+    regs0 = {r: v for (tid, r), v in test.init_regs.items() if tid == t.tid}
+
+    def val(regs, v):
+        if isinstance(v, int):
+            return v
+        x = regs.get(v, 0)
+        return x
+
+    def run(pc: int, regs: dict, events: list[Event], marks: dict[int, tuple[int, int]]):
+        nonlocal bounded
+        if len(out) > _MAX_PATHS:
+            raise NotSupported(f"more than {_MAX_PATHS} control-flow paths in thread P{t.tid}")
+        while pc < len(t.code):
+            ins = t.code[pc]
+            op = ins.op
+            if op == "label":
+                pc += 1
+                continue
+            if op in ("goto", "br"):
+                if op == "br":
+                    a, b = val(regs, ins.args["a"]), val(regs, ins.args["b"])
+                    if isinstance(a, Sym) or isinstance(b, Sym):
+                        raise NotSupported("branch on a value decided by reads-from")
+                    taken = _cmp(ins.args["cond"], a, b)
+                else:
+                    taken = True
+                if not taken:
+                    pc += 1
+                    continue
+                target = labels[ins.args["target"]]
+                if target <= pc:  # backward jump: a loop iteration ends
+                    start, iters = marks.get(target, (None, 0))
+                    body = events[start:] if start is not None else []
+                    side = any(e.is_write or e.kind is Kind.CBAR for e in body)
+                    if start is not None and not side:
+                        # failing iteration of a side-effect-free spin loop: keep it only as a hang witness
+                        out.append(Path(t.tid, list(events), "spin", dict(regs),
+                                        [k for k in range(start, len(events)) if events[k].is_read]))
+                        return
+                    if iters >= UNROLL_BOUND:
+                        bounded = True
+                        return
+                    marks = dict(marks)
+                    marks[target] = (len(events), iters + 1)
+                elif target not in marks:
+                    pass
+                pc = target
+                if pc not in marks:
+                    marks = dict(marks)
+                    marks[pc] = (len(events), 0)
+                continue
+            if op == "local":
+                a, b = val(regs, ins.args["a"]), val(regs, ins.args["b"])
+                if isinstance(a, Sym) or isinstance(b, Sym):
+                    raise NotSupported("arithmetic on a value decided by reads-from")
+                regs = dict(regs)
+                regs[ins.args["rd"]] = _fn(ins.args["fn"], a, b)
+                pc += 1
+                continue
+            if op in ("ld", "rmw"):
+                kind = Kind.LOAD if op == "ld" else Kind.RMW
+                rd = ins.args["rd"]
+                loc = ins.args["loc"]
+                must_branch = rd in needed or (op == "rmw" and ins.args["fn"] is not None)
+                if must_branch:
+                    for v in sorted(domains[loc]):
+                        ev = _event(test, t, ins, kind)
+                        ev.read_value = v
+                        if op == "rmw":
+                            operand = val(regs, ins.args["value"])
+                            ev.write_value = _fn(ins.args["fn"], v, operand) if ins.args["fn"] else operand
+                        nregs = dict(regs)
+                        nregs[rd] = v
+                        run(pc + 1, nregs, events + [ev], marks)
+                    return
+                ev = _event(test, t, ins, kind)
+                if op == "rmw":
+                    ev.write_value = val(regs, ins.args["value"])
+                regs = dict(regs)
+                regs[rd] = Sym(len(events))
+                events = events + [ev]
+                pc += 1
+                continue
+            if op == "st":
+                ev = _event(test, t, ins, Kind.STORE)
+                v = val(regs, ins.args["value"])
+                if isinstance(v, Sym):
+                    raise NotSupported("store of a value decided by reads-from")
+                ev.write_value = v
+                events = events + [ev]
+                pc += 1
+                continue
+            if op == "membar":
+                events = events + [_event(test, t, ins, Kind.FENCE)]
+                pc += 1
+                continue
+            if op == "cbar":
+                ev = _event(test, t, ins, Kind.CBAR)
+                res = ins.args["resource"]
+                quorum = ins.args["quorum"]
+                res_v = val(regs, res) if res is not None else None
+                q_v = val(regs, quorum) if quorum is not None else None
+                ev.barrier = (ins.args["instance"], res is not None, res_v)
+                ev.quorum = q_v
+                ev.barrier_exec_scope = Scope.WORKGROUP
+                events = events + [ev]
+                pc += 1
+                continue
+            if op in ("avdevice", "visdevice"):
+                events = events + [_event(test, t, ins, Kind.AVDEVICE if op == "avdevice" else Kind.VISDEVICE)]
+                pc += 1
+                continue
+            raise NotSupported(f"instruction '{ins.text}'")
+        out.append(Path(t.tid, events, "done", dict(regs)))
+
+    run(0, dict(regs0), [], {})
+    return out, bounded
+
+
+def _cond_constants(c, acc: set[int]) -> None:
+    if c[0] == "int":
+        acc.add(c[1])
+    for x in c[1:]:
+        if isinstance(x, tuple):
+            _cond_constants(x, acc)
+
+
+def value_domains(test: HerdTest) -> dict[str, set[int]]:
+    locs = {ins.args["loc"] for t in test.threads for ins in t.code if "loc" in ins.args}
+    consts: set[int] = set()
+    _cond_constants(test.condition, consts)
+    dom = {loc: {test.init_mem.get(loc, 0)} | consts for loc in locs}
+    writes = sum(1 for t in test.threads for ins in t.code if ins.op in ("st", "rmw"))
+    for _ in range(min(writes, 4) + 1):
+        changed = False
+        for t in test.threads:
+            paths, _ = thread_paths(test, t, dom)
+            for p in paths:
+                for e in p.events:
+                    if e.is_write and isinstance(e.write_value, int) and e.write_value not in dom[e.loc]:
+                        dom[e.loc].add(e.write_value)
+                        changed = True
+        if not changed:
+            break
+    return dom
+
+
+@dataclass
+class Combo:
+    paths: list[Path]
+    cut: list[int]  # events kept per thread (barrier blocking truncates)
+    blocked: dict[int, int]  # thread -> index of the barrier it is blocked at
+    groups: list[tuple[object, list[tuple[int, int]], int | None]]  # key, members (tid, idx), quorum
+
+
+def _resolve_barriers(test: HerdTest, paths: list[Path]) -> Combo:
+    cut = [len(p.events) for p in paths]
+    blocked: dict[int, int] = {}
+    # static membership: threads of a workgroup whose code has the instance
+    static_members: dict[tuple, set[int]] = {}
+    for t in test.threads:
+        for ins in t.code:
+            if ins.op == "cbar":
+                static_members.setdefault((t.qf, t.wg, ins.args["instance"]), set()).add(t.tid)
+    while True:
+        groups: dict[tuple, list[tuple[int, int]]] = {}
+        for p in paths:
+            t = test.threads[p.tid]
+            for k, e in enumerate(p.events[:cut[p.tid]]):
+                if e.kind is Kind.CBAR:
+                    key = (t.qf, t.wg) + tuple(e.barrier)
+                    groups.setdefault(key, []).append((p.tid, k))
+        changed = False
+        out = []
+        for key, members in groups.items():
+            ev0 = paths[members[0][0]].events[members[0][1]]
+            q = ev0.quorum
+            if q is None:
+                want = {tid for tid in static_members.get(key[:3], set())
+                        if not key[3] or _may_reach(paths[tid], key)}
+                ok = want <= {tid for tid, _ in members}
+            else:
+                ok = len(members) >= q
+            if not ok:
+                for tid, k in members:
+                    if cut[tid] > k:
+                        cut[tid] = k
+                        blocked[tid] = k
+                        changed = True
+            else:
+                out.append((key, members, q))
+        if not changed:
+            return Combo(paths, cut, blocked, out)
+
+
+def _may_reach(path: Path, key) -> bool:
+    return True
+
+
+def _scenarios(test: HerdTest, combo: Combo):
+    events: list[Event] = []
+    po_threads = []
+    index: dict[tuple[int, int], int] = {}
+    for p in combo.paths:
+        order = []
+        for k, e in enumerate(p.events[:combo.cut[p.tid]]):
+            index[(p.tid, k)] = len(events)
+            order.append(len(events))
+            events.append(e)
+        po_threads.append(order)
+    n = len(events)
+    # barrier pairings: product of the synchronizing sets of every quorum group
+    per_group = []
+    for _key, members, q in combo.groups:
+        ids = [index[m] for m in members]
+        if q is None:
+            per_group.append([(ids, ids)])
+        else:
+            per_group.append([(list(s), ids) for size in range(max(q, 0), len(ids) + 1)
+                              for s in combinations(ids, size)])
+    syncbars = []
+    for choice in product(*per_group):
+        sb = R.empty(n)
+        for sync, passed in choice:
+            pm = R.mask_of(passed)
+            for i in sync:
+                sb[i] |= pm
+        syncbars.append(sb)
+    # reads-from sources filtered by value
+    rf_allowed = {}
+    for i, e in enumerate(events):
+        if not e.is_read:
+            continue
+        srcs = []
+        init = test.init_mem.get(e.loc, 0)
+        if e.read_value is None or e.read_value == init:
+            srcs.append(INIT)
+        for j, w in enumerate(events):
+            if j != i and w.is_write and w.loc == e.loc and (e.read_value is None or w.write_value == e.read_value):
+                srcs.append(j)
+        rf_allowed[i] = srcs
+    final = set()
+    for p in combo.paths:
+        if p.status == "spin" and p.tid not in combo.blocked:
+            final |= {index[(p.tid, k)] for k in p.final_reads if (p.tid, k) in index}
+    ssw = []
+    for a, b in test.ssw:
+        ssw += [(x, y) for x in po_threads[a] for y in po_threads[b]]
+    return Scenario(events, po_threads, ssw, rf_allowed, syncbars, final), index
+
+
+def _eval(c, env) -> bool | None:
+    """Three-valued evaluation: None when a needed value is not known yet."""
+    op = c[0]
+    if op == "const":
+        return c[1]
+    if op == "not":
+        v = _eval(c[1], env)
+        return None if v is None else not v
+    if op in ("and", "or"):
+        a = _eval(c[1], env)
+        if op == "and" and a is False or op == "or" and a is True:
+            return a
+        b = _eval(c[2], env)
+        if op == "and":
+            return False if b is False else (None if a is None or b is None else True)
+        return True if b is True else (None if a is None or b is None else False)
+    _, cmp, x, y = c
+    vx, vy = env(x), env(y)
+    if vx is None or vy is None:
+        return None
+    return {"==": vx == vy, "!=": vx != vy, "<": vx < vy, ">": vx > vy, "<=": vx <= vy, ">=": vx >= vy}[cmp]
+
+
+def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
+    dom = value_domains(test)
+    per_thread = []
+    bounded = False
+    for t in test.threads:
+        ps, b = thread_paths(test, t, dom)
+        bounded |= b
+        per_thread.append(ps)
+    opts = Options(chains=not nochains, fr_via_locord_rf=True)
+    want_sat = test.quantifier == "exists"  # search for phi (exists, ~exists) or for ~phi (forall)
+    found_cond = None  # witness text for the decisive execution
+    any_race = None
+    hang = None
+    executions = 0
+    terminating = 0
+    for paths in product(*per_thread):
+        combo = _resolve_barriers(test, list(paths))
+        sc, index = _scenarios(test, combo)
+        spinning = [p.tid for p in paths if p.status == "spin" and p.tid not in combo.blocked]
+        terminates = not spinning and not combo.blocked
+        need_cond = terminates and found_cond is None
+        if not need_cond and any_race is not None and (terminates or hang is not None):
+            continue
+        for ex in enumerate_executions(sc, opts):
+            executions += 1
+            if not ex.consistent:
+                continue
+            if any_race is None and ex.races:
+                a, b = ex.races[0]
+                any_race = explain_race(ex, a, b) + ["  in the execution:"] + [
+                    "    " + x for x in describe_rf(ex, ex.witness_rf())]
+            if not terminates:
+                if hang is None:
+                    hang = _hang_text(test, combo, spinning, ex)
+                continue
+            terminating += 1
+            if found_cond is None:
+                w = _search_condition(test, combo, sc, index, ex, want_sat)
+                if w is not None:
+                    found_cond = w
+    if test.quantifier == "exists":
+        holds = found_cond is not None
+    else:
+        holds = found_cond is None
+    v = Verdict(test.path, test.name, holds, any_race is not None,
+                None if (hang is None and bounded) else hang is None, executions=executions,
+                unroll_bound=UNROLL_BOUND if bounded else None)
+    q = test.quantifier
+    if found_cond is not None:
+        kind = "satisfies" if want_sat else "violates"
+        v.explanation.append(f"condition `{test.condition_text}`: a terminating consistent execution {kind} it:")
+        v.explanation += ["  " + x for x in found_cond]
+    else:
+        what = "satisfies" if want_sat else "violates"
+        v.explanation.append(f"condition `{test.condition_text}`: no terminating consistent execution {what} it "
+                             f"({terminating} terminating consistent executions checked)")
+    v.explanation.append(f"=> condition {'holds' if holds else 'does not hold'} ({q})")
+    if any_race:
+        v.explanation += any_race
+    else:
+        v.explanation.append("no consistent execution has a data race")
+    if hang:
+        v.explanation += hang
+    elif bounded:
+        v.explanation.append(f"termination undecided: loops with side effects unrolled only {UNROLL_BOUND} times")
+    else:
+        v.explanation.append("every execution terminates under fair scheduling")
+    if bounded:
+        v.explanation.append(f"note: loops with side effects were unrolled up to {UNROLL_BOUND} iterations")
+    return v
+
+
+def _hang_text(test: HerdTest, combo: Combo, spinning: list[int], ex) -> list[str]:
+    out = []
+    for tid, k in sorted(combo.blocked.items()):
+        e = combo.paths[tid].events[k]
+        key_threads = [t.tid for t in test.threads if t.wg == test.threads[tid].wg]
+        arrived = sorted({p.tid for p in combo.paths for kk, ee in enumerate(p.events[:combo.cut[p.tid] + 1])
+                          if ee.kind is Kind.CBAR and ee.barrier == e.barrier and kk <= combo.cut[p.tid]})
+        need = e.quorum if e.quorum is not None else "every member"
+        missing = [t for t in key_threads if t not in arrived]
+        out.append(f"does not terminate: barrier `{e.describe()}` (line {e.line}) in P{tid} never completes: "
+                   f"{len(arrived)} arrival(s) from {', '.join(f'P{t}' for t in arrived)}, expected {need}"
+                   + (f"; missing arrivals from {', '.join(f'P{t}' for t in missing)}" if missing else
+                      "; no other thread can arrive"))
+    for tid in spinning:
+        p = combo.paths[tid]
+        reads = ", ".join(p.events[k].describe() for k in p.final_reads)
+        out.append(f"does not terminate: P{tid} spins forever in the loop reading {reads} "
+                   f"(the final values never satisfy the exit condition)")
+    return out
+
+
+def _search_condition(test: HerdTest, combo: Combo, sc: Scenario, index, ex, want: bool):
+    """Find reads-from completions whose final state makes the condition evaluate to `want`."""
+    events = sc.events
+    regmap = {}
+    for p in combo.paths:
+        for r, v in p.regs.items():
+            if isinstance(v, Sym):
+                regmap[(p.tid, r)] = ("read", index.get((p.tid, v.index)))
+            else:
+                regmap[(p.tid, r)] = ("const", v)
+    init_regs = test.init_regs
+    cond_reads: set[int] = {i for kind, i in regmap.values() if kind == "read" and i is not None}
+    locs = list(ex.feasible.items())
+    rf_fixed = dict(ex.rf_atomic)
+    # distinct projections per location onto the reads the condition may look at
+    projections = []
+    for _m, sols in locs:
+        seen = {}
+        for s in sols:
+            key = tuple(sorted((r, w) for r, w in s.items() if r in cond_reads))
+            seen.setdefault(key, s)
+        projections.append(list(seen.values()))
+
+    def value_of(r: int, rf: dict[int, int]):
+        w = rf.get(r)
+        if w is None:
+            return None
+        if w == INIT:
+            return test.init_mem.get(events[r].loc, 0)
+        return events[w].write_value
+
+    def env_for(rf):
+        def env(atom):
+            if atom[0] == "int":
+                return atom[1]
+            if atom[0] == "reg":
+                key = (atom[1], atom[2])
+                if key not in regmap:
+                    return init_regs.get(key, 0)
+                kind, x = regmap[key]
+                if kind == "const":
+                    return x
+                if x is None:
+                    return init_regs.get(key, 0)
+                if events[x].read_value is not None:
+                    return events[x].read_value
+                return value_of(x, rf)
+            if atom[0] == "mem":
+                raise NotSupported("final values of memory locations in litmus conditions")
+            return None
+        return env
+
+    def search(k: int, rf: dict[int, int]):
+        val = _eval(test.condition, env_for(rf))
+        if val is not None:
+            if val == want:
+                full = dict(rf)
+                for sols in projections[k:]:
+                    full.update(sols[0])
+                return full
+            return None
+        if k == len(projections):
+            return None
+        for s in projections[k]:
+            nrf = dict(rf)
+            nrf.update(s)
+            got = search(k + 1, nrf)
+            if got is not None:
+                return got
+        return None
+
+    rf = search(0, rf_fixed)
+    if rf is None:
+        return None
+    return describe_rf(ex, rf)

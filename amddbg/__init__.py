@@ -29,8 +29,11 @@ def open_code_object(path):
     return CodeObject.from_path(path)
 
 
-def open_core(path_or_paths):
-    """Open a GPU core (split `core.gpu`, unified, or a host core + GPU core pair) as a `Core`."""
+def open_core(path_or_paths, *, sysroot=None, solib_search_path=None):
+    """Open a GPU core (split `core.gpu`, unified, or a host core + GPU core pair) as a `Core`.
+
+    `sysroot` prefixes file:// code object paths; `solib_search_path` lists directories to look in.
+    """
     from amddbg.core import open_core as _open_core
 
-    return _open_core(path_or_paths)
+    return _open_core(path_or_paths, sysroot=sysroot, solib_search_path=solib_search_path)

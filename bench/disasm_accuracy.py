@@ -112,7 +112,7 @@ def bundles(limit: int, max_bytes: int):
                 off, sz, tl = struct.unpack_from("<QQQ", mm, p)
                 triple = mm[p + 24 : p + 24 + tl].decode()
                 p += 24 + tl
-                cpu = triple.rsplit("-", 1)[-1]
+                cpu = triple.split("--")[-1]
                 if not triple.startswith("hip") or "gfx" not in cpu or sz > max_bytes:
                     continue
                 if family_of(cpu.split(":")[0]) != "gfx9":

@@ -44,6 +44,8 @@ LANGUAGES = ("hip", "cl")
 REFERENCE_DUMPS: dict[str, list[str]] = {
     "readelf.txt": ["llvm-readelf-22", "-h", "--notes", "{co}"],
     "objdump.txt": ["llvm-objdump-22", "-d", "{co}"],
+    "dwarfdump.txt": ["llvm-dwarfdump-22", "--debug-info", "--debug-line", "{co}"],
+    "frame.txt": ["llvm-dwarfdump-22", "--debug-frame", "{co}"],
 }
 
 

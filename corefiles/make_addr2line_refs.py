@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Store llvm-addr2line-22 / llvm-cxxfilt-22 answers for the corpus, so tests run without LLVM.
 
-    python3 corefiles/make_addr2line_refs.py            # all objects in corefiles/co/manifest.json
+    .venv/bin/python corefiles/make_addr2line_refs.py   # all objects in corefiles/co/manifest.json
 
 For each object X.co it writes X.co.addr2line.json: the output of
 ``llvm-addr2line-22 -a -f -i -e X.co`` for every instruction address listed in the stored
@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -57,43 +56,27 @@ def grouped(addrs: list[int], texts: list[str]) -> list:
     return groups
 
 
-def rocsparse_symbol_names(limit_objects: int = 3) -> list[str]:
-    """Function symbol names from the first few AMDGPU code objects in librocsparse's fat binary."""
+def rocsparse_symbol_names(sample: int = 1500, hard: int = 300) -> list[str]:
+    """A seeded sample of the Itanium symbol names of all device code objects in librocsparse's fat
+    binary, plus names using the rarer manglings (packs, lambdas, enum literals, dependent arrays)."""
+    import random
+
     sys.path.insert(0, str(HERE.parent))
+    from amddbg.codeobj.bundle import iter_bundle_entries
     from amddbg.dwarf.sections import ElfImage
 
     if not ROCSPARSE.exists():
         return []
     img = ElfImage.from_path(ROCSPARSE)
-    sec = img.section(".hip_fatbin")
-    if sec is None:
-        return []
-    v = img.data(sec)
     names: set[str] = set()
-    found = []
-    pos = 0
-    magic = b"__CLANG_OFFLOAD_BUNDLE__"
-    while pos + 32 <= len(v):
-        if bytes(v[pos:pos + 24]) != magic:
-            nxt = bytes(v[pos:pos + (1 << 20)]).find(magic)
-            if nxt < 0:
-                break
-            pos += nxt
-            continue
-        n = struct.unpack_from("<Q", v, pos + 24)[0]
-        q, end = pos + 32, pos + 32
-        for _ in range(n):
-            off, size, tl = struct.unpack_from("<QQQ", v, q)
-            triple = bytes(v[q + 24:q + 24 + tl]).decode()
-            q += 24 + tl
-            end = max(end, pos + off + size)
-            if "gfx90a" in triple and size:
-                found.append((size, pos + off, triple))
-        pos = end
-    for size, off, triple in sorted(found, reverse=True)[:limit_objects]:
-        co = ElfImage(v, off, size, name=triple)
-        names.update(s.name for s in co.symbols if s.name.startswith("_Z") and s.type in (0, 2))
-    return sorted(names)
+    for e in iter_bundle_entries(img.data(".hip_fatbin"), str(ROCSPARSE)):
+        if e.is_device:
+            names.update(s.name for s in ElfImage(e.data, name=e.entry_id).symbols if s.name.startswith("_Z"))
+    rnd = random.Random(1)
+    ordered = sorted(names)
+    rare = [n for n in ordered if any(k in n for k in ("Dp", "AT", "Ul", "Ut", "IJ", "ELb", "_.kd"))
+            or re.search(r"L\d+[a-z_]+\d+E", n)]
+    return sorted(set(rnd.sample(ordered, min(sample, len(ordered)))) | set(rnd.sample(rare, min(hard, len(rare)))))
 
 
 def main() -> int:

@@ -104,15 +104,26 @@ def run(args: argparse.Namespace) -> int:
 
     sym = Symbolizer.from_path(args.exe, use_cache=False if args.no_cache else None)
     tokens = args.addresses_in if args.addresses_in else _stdin_lines()
-    write = sys.stdout.write
+    # Our own buffering: answers are written per stdin chunk (or every 512 addresses), so neither
+    # PYTHONUNBUFFERED nor a per-line flush turns each line into a system call.
+    pending: list[str] = []
+    write = pending.append
+
+    def flush() -> None:
+        if pending:
+            sys.stdout.write("".join(pending))
+            pending.clear()
+        sys.stdout.flush()
+
     try:
         for tok in tokens:
-            if tok is _FLUSH:
-                sys.stdout.flush()
-                continue
+            if tok is _FLUSH or len(pending) >= 512:
+                flush()
+                if tok is _FLUSH:
+                    continue
             addrs, header, err = _parse(tok, sym)
             if err:
-                sys.stdout.flush()
+                flush()
                 print(f"amddbg addr2line: error: {err}", file=sys.stderr)
             if not addrs:
                 write(_format([Frame(None, None, 0, 0, 0)], None, args, demangle))
@@ -123,5 +134,6 @@ def run(args: argparse.Namespace) -> int:
                     frames = frames[:1]
                 write(_format(frames, a if header else None, args, demangle))
     finally:
+        flush()
         sym.close()
     return 0

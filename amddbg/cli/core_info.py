@@ -16,19 +16,16 @@ from amddbg.errors import AmddbgError, Unavailable
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "files", nargs="+", metavar="CORE", help="a GPU or unified core, or a host core + GPU core"
-    )
+    p.add_argument("files", nargs="+", metavar="CORE", help="a GPU or unified core, or a host core + GPU core")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--registers", action="store_true", help="include each wave's SGPRs and VGPRs")
+    add_core_options(p)
+
+
+def add_core_options(p: argparse.ArgumentParser) -> None:
+    """The options only cores need (for `amddbg info`'s parser to add next to its own)."""
     p.add_argument("--sysroot", metavar="DIR", help="prefix for file:// code object paths")
-    p.add_argument(
-        "--solib-search-path", metavar="PATH", help="directories searched for file:// code objects"
-    )
-
-
-def _opt(v):
-    return v
+    p.add_argument("--solib-search-path", metavar="PATH", help="directories searched for file:// code objects")
 
 
 def wave_document(core: Core, w, registers: bool) -> dict:
@@ -112,10 +109,11 @@ def _hex(v) -> str:
 
 
 def render(core: Core, *, registers: bool = False, console=None) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    con = console or Console()
+    from amddbg.cli.info_view import make_console
+
+    con = console or make_console()
     rs = core.runtime_info.get("runtime_state")
     con.print(
         f"[bold]{', '.join(f.path for f in core.files)}[/]: {core.layout} AMDGPU core, KFD "
@@ -129,6 +127,7 @@ def render(core: Core, *, registers: bool = False, console=None) -> None:
     for a in core.agents:
         t.add_row(str(a.gpu_id), a.processor, str(a.num_xcc), ", ".join(a.exceptions) or "-")
     con.print(t)
+    waves = core.waves  # decodes queues (fills read/write ids) before the queue table
     t = Table(title="Queues")
     for c in (
         "queue_id",
@@ -153,7 +152,6 @@ def render(core: Core, *, registers: bool = False, console=None) -> None:
             ids,
             ", ".join(q.exceptions) or "-",
         )
-    waves = core.waves  # decodes queues (fills read/write ids) before the dispatch table
     con.print(t)
     t = Table(title="Dispatches")
     for c in ("queue", "dispatch_id", "grid", "workgroup", "kernel object", "entry", "kernel"):
@@ -211,12 +209,17 @@ def render(core: Core, *, registers: bool = False, console=None) -> None:
             try:
                 s = w.sgprs
                 for j in range(0, len(s), 8):
-                    con.print(f"  s{j:<3}" + " ".join(f"{v:08x}" for v in s[j : j + 8]))
+                    con.print(f"  s{j:<4}" + " ".join(f"{v:08x}" for v in s[j : j + 8]), highlight=False)
             except Unavailable as exc:
                 con.print(f"  sgprs <unavailable> ({exc.why})")
             try:
                 for j, row in enumerate(w.vgprs):
-                    con.print(f"  v{j:<3}" + " ".join(f"{v:08x}" for v in row))
+                    for k in range(0, len(row), 8):
+                        label = f"v{j}" if k == 0 else ""
+                        con.print(
+                            f"  {label:<5}" + " ".join(f"{v:08x}" for v in row[k : k + 8]) + f"  lanes {k}-{k + 7}",
+                            highlight=False,
+                        )
             except Unavailable as exc:
                 con.print(f"  vgprs <unavailable> ({exc.why})")
     host = core.host

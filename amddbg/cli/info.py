@@ -25,6 +25,9 @@ def add_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--args", action="store_true", help="show kernel arguments and descriptor fields")
     p.add_argument("--index", type=int, metavar="N",
                    help="bundles/host binaries: show code object N of the container in full")
+    p.add_argument("--sysroot", metavar="DIR", help="cores: prefix for file:// code object paths")
+    p.add_argument("--solib-search-path", metavar="PATH",
+                   help="cores: directories searched for file:// code objects (':'-separated)")
 
 
 def run(args: argparse.Namespace) -> int:

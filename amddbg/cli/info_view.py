@@ -10,7 +10,7 @@ from rich.table import Table
 _FEATURE_TEXT = {"on": "+", "off": "-", "any": "any", "unsupported": "unsupported"}
 
 
-def _console() -> Console:
+def make_console() -> Console:
     import sys
 
     # Piped output is read by people with wide terminals and by grep: do not squeeze names to 80 columns.
@@ -23,7 +23,7 @@ def _fmt_size(n: int | None) -> str:
 
 
 def render(doc: dict[str, Any], *, show_args: bool = False, console: Console | None = None) -> None:
-    console = console or _console()
+    console = console or make_console()
     if "container" in doc:
         _render_container(doc, console, show_args)
     else:

@@ -101,9 +101,7 @@ class WaveMemory:
         per_xcc = aq["scratch_backing_memory_byte_size"]
         xccs = max(1, w.agent.num_xcc)
         se_per_xcc = w.agent.shader_engine_count // xccs
-        off, size = w.family.scratch_region(
-            aq["compute_tmpring_size"], se_per_xcc, w.word.se_id, w.word.scoreboard_id
-        )
+        off, size = w.family.scratch_region(aq["compute_tmpring_size"], se_per_xcc, w.word.se_id, w.word.scoreboard_id)
         if size == 0:
             raise Unavailable("private_wave", 0, 0, "compute_tmpring_size does not describe this wave's slot")
         return aq["scratch_backing_memory_location"] + per_xcc * w.xcc_id + off, size

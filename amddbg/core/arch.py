@@ -123,15 +123,11 @@ class Family:
         return Sizes(v, 0, 0, (bits(state0, 6, 8) + 1) * 16 - 16, bits(state0, 9, 17) * 512, 64)
 
     def wave_word(self, w: int) -> WaveWord:
-        return WaveWord(
-            bits(w, 0, 8), bits(w, *self.se_bits), bool(w >> 15 & 1), bool(w >> 17 & 1), bool(w >> 16 & 1)
-        )
+        return WaveWord(bits(w, 0, 8), bits(w, *self.se_bits), bool(w >> 15 & 1), bool(w >> 17 & 1), bool(w >> 16 & 1))
 
     def encode_state(self, s: Sizes) -> tuple[int, ...]:
         self._check(s.vgprs % 4 == 0 and 4 <= s.vgprs <= 256, f"vgpr count {s.vgprs} (multiple of 4, 4..256)")
-        self._check(
-            s.sgprs % 16 == 0 and 0 <= s.sgprs <= 112, f"sgpr count {s.sgprs} (multiple of 16, <=112)"
-        )
+        self._check(s.sgprs % 16 == 0 and 0 <= s.sgprs <= 112, f"sgpr count {s.sgprs} (multiple of 16, <=112)")
         self._check(s.lds % 512 == 0 and s.lds // 512 < 512, f"lds size {s.lds} (multiple of 512)")
         self._check(s.accvgprs == 0 and s.shared_vgprs == 0 and s.lanes == 64, "wave64 without AccVGPRs")
         return (1 << 31 | (s.vgprs // 4 - 1) | ((s.sgprs + 16) // 16 - 1) << 6 | (s.lds // 512) << 9,)
@@ -333,9 +329,7 @@ class Gfx10(Family):
         return Sizes(v, 0, bits(state0, 26, 29) * 8, 128, bits(state0, 10, 17) * 512, 32 if w32 else 64)
 
     def wave_word(self, w: int) -> WaveWord:
-        return WaveWord(
-            bits(w, 0, 9), bits(w, *self.se_bits), bool(w >> 11 & 1), bool(w >> 12 & 1), bool(w >> 29 & 1)
-        )
+        return WaveWord(bits(w, 0, 9), bits(w, *self.se_bits), bool(w >> 11 & 1), bool(w >> 12 & 1), bool(w >> 29 & 1))
 
     def encode_state(self, s: Sizes) -> tuple[int, ...]:
         w32 = s.lanes == 32

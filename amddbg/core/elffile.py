@@ -22,6 +22,7 @@ EM_AMDGPU = 0xE0
 ELFOSABI_AMDGPU_HSA = 0x40
 PT_LOAD = 1
 PT_NOTE = 4
+PN_XNUM = 0xFFFF
 
 _EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
 _PHDR = struct.Struct("<IIQQQQQQ")
@@ -98,13 +99,14 @@ class ElfCore:
             raise FormatError(f"not an ELF core file (e_type {self.e_type})", file=self.path, offset=16)
         if phnum and phentsize < _PHDR.size:
             raise FormatError(f"bad e_phentsize {phentsize}", file=self.path, offset=54)
+        if phnum == PN_XNUM and _shoff and _shoff + 64 <= self.file_size:
+            # extended numbering (more than 65534 segments): the count is section header 0's sh_info
+            phnum = struct.unpack_from("<I", self.data, _shoff + 44)[0]
         self.phdrs: list[Phdr] = []
         for i in range(phnum):
             off = self.e_phoff + i * phentsize
             if off + _PHDR.size > self.file_size:
-                self.warnings.append(
-                    f"program header table truncated: {phnum - i} of {phnum} headers missing"
-                )
+                self.warnings.append(f"program header table truncated: {phnum - i} of {phnum} headers missing")
                 break
             self.phdrs.append(Phdr(i, *_PHDR.unpack_from(self.data, off)))
 
@@ -138,9 +140,7 @@ class ElfCore:
             desc_off = name_off + ((namesz + 3) & ~3)
             next_pos = desc_off + ((descsz + 3) & ~3)
             if desc_off + descsz > end:
-                self.warnings.append(
-                    f"note at file offset {pos:#x} (type {ntype}) runs past its segment; ignored"
-                )
+                self.warnings.append(f"note at file offset {pos:#x} (type {ntype}) runs past its segment; ignored")
                 break
             name = bytes(self.data[name_off : name_off + namesz]).split(b"\0", 1)[0]
             out.append(Note(name.decode("latin-1"), ntype, view[desc_off : desc_off + descsz], desc_off))

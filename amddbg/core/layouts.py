@@ -94,9 +94,7 @@ NOTE_HEADER = Layout(
     ],
 )
 
-RUNTIME_INFO = Layout(
-    "kfd_runtime_info", 16, [("r_debug", 0, "Q"), ("runtime_state", 8, "I"), ("ttmp_setup", 12, "I")]
-)
+RUNTIME_INFO = Layout("kfd_runtime_info", 16, [("r_debug", 0, "Q"), ("runtime_state", 8, "I"), ("ttmp_setup", 12, "I")])
 
 DEVICE_INFO_ENTRY = Layout(
     "kfd_dbg_device_info_entry",

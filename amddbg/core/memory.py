@@ -47,8 +47,7 @@ class SegmentMap:
                 truncated = avail < ph.p_filesz
                 if truncated:
                     core.warnings.append(
-                        f"segment {ph.index} at {ph.p_vaddr:#x} truncated: {avail} of {ph.p_filesz} "
-                        "bytes in the file"
+                        f"segment {ph.index} at {ph.p_vaddr:#x} truncated: {avail} of {ph.p_filesz} bytes in the file"
                     )
                 segs.append(
                     Segment(

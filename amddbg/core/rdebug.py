@@ -93,14 +93,10 @@ def walk_link_map(mem: SegmentMap, r_debug_address: int, warnings: list[str]) ->
     try:
         rd = R_DEBUG.unpack(mem.read(r_debug_address, R_DEBUG.size))
     except Unavailable as exc:
-        warnings.append(
-            f"_amdgpu_r_debug at {r_debug_address:#x} unavailable ({exc.why}): code objects unknown"
-        )
+        warnings.append(f"_amdgpu_r_debug at {r_debug_address:#x} unavailable ({exc.why}): code objects unknown")
         return None, []
     if rd["r_state"] != RT_CONSISTENT:
-        warnings.append(
-            f"_amdgpu_r_debug.r_state is {rd['r_state']} (not RT_CONSISTENT): list may be partial"
-        )
+        warnings.append(f"_amdgpu_r_debug.r_state is {rd['r_state']} (not RT_CONSISTENT): list may be partial")
     out = []
     seen = set()
     node = rd["r_map"]

@@ -54,8 +54,7 @@ class Core:
                         self.warnings.append(f"{f.path}: a second AMDGPU core-state note is ignored")
         if note is None:
             raise FormatError(
-                "no NT_AMDGPU_KFD_CORE_STATE note: not an AMDGPU core (or only the host half "
-                "of a split pair)",
+                "no NT_AMDGPU_KFD_CORE_STATE note: not an AMDGPU core (or only the host half of a split pair)",
                 file=files[0].path,
             )
         self.note_file = note_file

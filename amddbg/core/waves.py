@@ -19,7 +19,8 @@ from amddbg.errors import Unavailable
 AQL_PACKET_SIZE = 64
 READ_DISPATCH_ID_OFFSET = AMD_QUEUE.offset("read_dispatch_id")  # 128
 HSA_DBG_DISPATCH_INFO_ALWAYS_VALID = 0x400
-MAX_CONTROL_STACK = 64 << 20
+MAX_CONTROL_STACK = 8 << 20
+MAX_XCC = 64  # MI300X has 8 XCCs per agent; more is a corrupt note
 
 
 def read_amd_queue(mem: SegmentMap, queue: Queue, warnings: list[str]) -> None:
@@ -56,9 +57,7 @@ def read_dispatch(mem: SegmentMap, agent: Agent, queue: Queue, pid: int) -> Disp
     try:
         packet = DISPATCH_PACKET.unpack(mem.read(addr, DISPATCH_PACKET.size))
     except Unavailable as exc:
-        return Dispatch(
-            agent.gpu_id, queue.queue_id, pid, addr, None, error=f"AQL packet unavailable ({exc.why})"
-        )
+        return Dispatch(agent.gpu_id, queue.queue_id, pid, addr, None, error=f"AQL packet unavailable ({exc.why})")
     d = Dispatch(agent.gpu_id, queue.queue_id, pid, addr, packet)
     try:
         kd = KERNEL_DESCRIPTOR.unpack(mem.read(packet["kernel_object"], KERNEL_DESCRIPTOR.size))
@@ -83,7 +82,11 @@ def decode_queue(
     read_amd_queue(mem, queue, warnings)
     agent_ttmps = ttmp_setup or bool(agent.entry.get("debug_prop", 0) & HSA_DBG_DISPATCH_INFO_ALWAYS_VALID)
     waves: list[Wave] = []
-    for xcc in range(max(1, agent.num_xcc)):
+    num_xcc = max(1, agent.num_xcc)
+    if num_xcc > MAX_XCC:
+        warnings.append(f"agent {agent.gpu_id}: implausible num_xcc {num_xcc}; decoding the first {MAX_XCC}")
+        num_xcc = MAX_XCC
+    for xcc in range(num_xcc):
         ctx = queue.ctx_save_restore_address + xcc * queue.ctx_save_restore_area_size
         where = f"queue {queue.queue_id} XCC {xcc}"
         try:
@@ -97,8 +100,7 @@ def decode_queue(
         wave_begin = wave_end - hdr["wave_state_size"]
         if cs_begin + cs_size != wave_begin:
             warnings.append(
-                f"{where}: corrupted context save area header (control stack and wave area "
-                "are not contiguous)"
+                f"{where}: corrupted context save area header (control stack and wave area are not contiguous)"
             )
             continue
         if cs_size == 0:
@@ -171,8 +173,7 @@ def _iterate(
         size = family.record_size(sizes, word.first)
         if top - size < wave_begin:
             warnings.append(
-                f"{where}: corrupted control stack or wave save area (wave {len(out)} runs "
-                "below the wave area)"
+                f"{where}: corrupted control stack or wave save area (wave {len(out)} runs below the wave area)"
             )
             return out
         csa = top - gap
@@ -180,9 +181,11 @@ def _iterate(
         try:
             regs = struct.unpack("<32I", mem.read(save - 128, 128))
         except Unavailable as exc:
-            warnings.append(f"{where}: wave {len(out)} registers unavailable ({exc.why})")
-            top -= size
-            continue
+            rest = sum(1 for x in words[i:] if not x >> 30)
+            warnings.append(
+                f"{where}: the records of waves {len(out)}..{len(out) + rest} are not in the core ({exc.why})"
+            )
+            return out
         wave = Wave(
             agent,
             queue,
@@ -217,6 +220,12 @@ def _iterate(
                 wave.dispatch = d
         out.append(wave)
         top -= size
+    lost = sum(1 for w in out if w.error)
+    if lost:
+        warnings.append(
+            f"{where}: {lost} wave(s) name a dispatch packet outside the queue's active packets "
+            f"[{queue.read_dispatch_id}, {queue.write_dispatch_id}) (dispatch unknown)"
+        )
     if top != wave_begin:
         warnings.append(
             f"{where}: corrupted control stack or wave save area ({wave_end - top} bytes of "

@@ -10,15 +10,13 @@ Failures to read or write the cache are never errors: we fall back to parsing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
-import tempfile
 from array import array
 from pathlib import Path
 
-FORMAT = "amddbg-dwarf-index-1"
+FORMAT = "amddbg-dwarf-index-2"
 
 
 def enabled() -> bool:
@@ -51,31 +49,35 @@ class IndexCache:
     @classmethod
     def for_image(cls, image, key: str | None = None) -> IndexCache:
         """Cache for ``image``. The content sha256 names the file; for a file on disk, a stat
-        alias (path, size, mtime_ns) -> sha256 saves hashing it again on the next run."""
+        alias file (path, size, mtime_ns) -> sha256 saves hashing it again on the next run."""
+        import zlib
+
         mtime = None
-        alias = None
+        alias = real = None
         try:
             st = os.stat(image.name)
             if st.st_size == len(image.view):
                 mtime = st.st_mtime
-                alias = hashlib.sha256(
-                    f"{os.path.realpath(image.name)}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()
+                real = os.path.realpath(image.name)
+                alias = f"{zlib.crc32(real.encode()):08x}-{st.st_size}-{st.st_mtime_ns}"
         except OSError:
             pass
         d = cache_dir()
         if key is None and alias is not None:
             try:
-                k = (d / f"stat-{alias}").read_text().strip()
-                if len(k) == 64 and all(c in "0123456789abcdef" for c in k):
+                k, _, p = (d / f"stat-{alias}").read_text().partition("\n")
+                if len(k) == 64 and all(c in "0123456789abcdef" for c in k) and p.rstrip("\n") == real:
                     key = k
             except OSError:
                 pass
         if key is None:
+            import hashlib
+
             key = hashlib.sha256(image.view).hexdigest()
             if alias is not None:
                 try:
                     d.mkdir(parents=True, exist_ok=True)
-                    (d / f"stat-{alias}").write_text(key + "\n")
+                    (d / f"stat-{alias}").write_text(f"{key}\n{real}\n")
                 except OSError:
                     pass
         return cls(d / f"index-{key}.sqlite", key, len(image.view), mtime)
@@ -99,7 +101,9 @@ class IndexCache:
 
     # ------------------------------------------------------------------ write
     def store(self, index) -> None:
-        from amddbg.dwarf.index import Subroutine  # noqa: F401 - documents the row format
+        import tempfile
+
+        from amddbg.dwarf.index import subs_to_columns
 
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -110,7 +114,7 @@ class IndexCache:
                 "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
                 "CREATE TABLE units (cu INTEGER PRIMARY KEY, subs TEXT, keys BLOB, highs BLOB, idx BLOB,"
                 " line_offset INTEGER, line_meta TEXT, addrs BLOB, files BLOB, lines BLOB, cols BLOB,"
-                " flags BLOB, discs BLOB);")
+                " flags BLOB, discs BLOB, subcols BLOB);")
             cr = index.cu_ranges
             syms = index.symbols
             meta = {"format": FORMAT, "sha256": self.key, "size": str(self.size),
@@ -122,16 +126,18 @@ class IndexCache:
             for cu in sorted(cus):
                 m = index.submaps.get(cu)
                 t = index.line_tables.get(cu)
-                row = [cu, None, None, None, None, None, None, None, None, None, None, None, None]
+                row = [cu, None, None, None, None, None, None, None, None, None, None, None, None, None]
                 if m is not None:
-                    row[1] = json.dumps([s.to_data() for s in m.subs], separators=(",", ":"))
+                    strings, flat = subs_to_columns(m.subs)
+                    row[1] = json.dumps(strings, separators=(",", ":"))
                     row[2], row[3], row[4] = m.keys.tobytes(), m.highs.tobytes(), m.idx.tobytes()
+                    row[13] = flat.tobytes()
                 if t is not None:
                     lm, cols = t.to_data()
                     row[5] = t.offset
                     row[6] = json.dumps(lm, separators=(",", ":"))
                     row[7:13] = [cols[c] for c in t.COLUMNS]
-                db.execute("INSERT INTO units VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
+                db.execute("INSERT INTO units VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
             db.commit()
             db.close()
             os.replace(tmp, self.path)
@@ -175,7 +181,7 @@ class CachedIndex:
             r = self._row(cu)
             if r is None or r[1] is None:
                 return []
-            subs = LazySubs(json.loads(r[1]))
+            subs = LazySubs(json.loads(r[1]), _arr("q", r[13]))
             m = self.submaps[cu] = SubroutineMap(subs, _arr("Q", r[2]), _arr("Q", r[3]), _arr("i", r[4]))
         return m.chain(address)
 

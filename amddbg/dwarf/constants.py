@@ -21,9 +21,9 @@ TAGS = {
     0x34: "variable", 0x35: "volatile_type", 0x36: "dwarf_procedure", 0x37: "restrict_type",
     0x38: "interface_type", 0x39: "namespace", 0x3A: "imported_module", 0x3B: "unspecified_type",
     0x3C: "partial_unit", 0x3D: "imported_unit", 0x3F: "condition", 0x40: "shared_type",
-    0x41: "type_unit", 0x42: "rvalue_reference_type", 0x43: "coarray_type", 0x44: "generic_subrange",
-    0x45: "dynamic_type", 0x46: "atomic_type", 0x47: "call_site", 0x48: "call_site_parameter",
-    0x49: "skeleton_unit", 0x4A: "immutable_type", 0x4106: "GNU_template_template_param",
+    0x41: "type_unit", 0x42: "rvalue_reference_type", 0x43: "template_alias", 0x44: "coarray_type",
+    0x45: "generic_subrange", 0x46: "dynamic_type", 0x47: "atomic_type", 0x48: "call_site",
+    0x49: "call_site_parameter", 0x4A: "skeleton_unit", 0x4B: "immutable_type", 0x4106: "GNU_template_template_param",
     0x4107: "GNU_template_parameter_pack", 0x4108: "GNU_formal_parameter_pack",
     0x4109: "GNU_call_site", 0x410A: "GNU_call_site_parameter",
 }

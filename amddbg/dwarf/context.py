@@ -10,7 +10,7 @@ from functools import cached_property
 from amddbg.dwarf import constants as C
 from amddbg.dwarf.info import Unit, parse_abbrevs
 from amddbg.dwarf.producer import ProducerInfo, producer_info
-from amddbg.dwarf.reader import U32, U64, sleb, uint, uleb
+from amddbg.dwarf.reader import U32, U64, guard, sleb, uint, uleb
 from amddbg.dwarf.sections import ElfImage
 from amddbg.errors import FormatError
 
@@ -44,6 +44,15 @@ class DwarfInfo:
     @classmethod
     def from_path(cls, path: str | os.PathLike) -> DwarfInfo:
         return cls(ElfImage.from_path(path))
+
+    @cached_property
+    def info_bytes(self) -> bytes:
+        """.debug_info as bytes: indexing bytes is about twice as fast as a memoryview in CPython."""
+        return bytes(self.info)
+
+    @cached_property
+    def line_bytes(self) -> bytes:
+        return bytes(self.line)
 
     @property
     def has_info(self) -> bool:
@@ -162,8 +171,13 @@ class DwarfInfo:
             raise FormatError("range list index out of range", file=self.name, offset=pos)
         return base + uint(self.rnglists, pos, unit.offset_size)
 
+    @cached_property
+    def rnglists_bytes(self) -> bytes:
+        return bytes(self.rnglists)
+
+    @guard("range list (.debug_rnglists)")
     def rnglist(self, unit: Unit, off: int) -> list[tuple[int, int]]:
-        buf = self.rnglists
+        buf = self.rnglists_bytes
         if off >= len(buf):
             raise FormatError("range list offset out of range", file=self.name, offset=off)
         base = unit.low_pc
@@ -173,12 +187,20 @@ class DwarfInfo:
         while True:
             kind = buf[pos]
             pos += 1
-            if kind == C.DW_RLE_end_of_list:
-                return out
-            if kind == C.DW_RLE_offset_pair:
-                a, pos = uleb(buf, pos)
-                b, pos = uleb(buf, pos)
+            if kind == 4:  # DW_RLE_offset_pair, with single-byte ULEB fast paths
+                a = buf[pos]
+                if a < 0x80:
+                    pos += 1
+                else:
+                    a, pos = uleb(buf, pos)
+                b = buf[pos]
+                if b < 0x80:
+                    pos += 1
+                else:
+                    b, pos = uleb(buf, pos)
                 out.append((base + a, base + b))
+            elif kind == C.DW_RLE_end_of_list:
+                return out
             elif kind == C.DW_RLE_base_addressx:
                 i, pos = uleb(buf, pos)
                 base = self.addrx(unit, i)
@@ -227,6 +249,7 @@ class DwarfInfo:
         raise FormatError("unterminated .debug_ranges list", file=self.name, offset=off)
 
     # ------------------------------------------------------------------ location lists
+    @guard("location list (.debug_loclists)")
     def location_list(self, unit: Unit, value: int, form: int) -> list[tuple[int | None, int | None, bytes]]:
         """Entries (lo, hi, expr bytes) of a location list; lo=hi=None for a default location."""
         if unit.version < 5:

@@ -19,61 +19,75 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from dataclasses import dataclass
+from collections import namedtuple
 
 from amddbg.dwarf import constants as C
 from amddbg.dwarf.info import Ref
-from amddbg.dwarf.reader import uleb
+from amddbg.dwarf.reader import guard, uleb
 from amddbg.errors import AmddbgError
 
 SUBPROGRAM = C.DW_TAG_subprogram
 INLINED = C.DW_TAG_inlined_subroutine
 
 
-@dataclass(slots=True)
-class Subroutine:
-    """One subprogram or inlined subroutine as the index keeps it."""
+_SubroutineBase = namedtuple("_SubroutineBase", "offset inlined parent call_file call_line call_column "
+                                                "call_discriminator linkage_name name decl_line")
 
-    offset: int
-    inlined: bool
-    parent: int  # index of the nearest enclosing subroutine in the same table, -1 if none
-    call_file: int
-    call_line: int
-    call_column: int
-    call_discriminator: int
-    linkage_name: str | None
-    name: str | None
-    decl_line: int
+
+class Subroutine(_SubroutineBase):
+    """One subprogram or inlined subroutine as the index keeps it (``parent``: index of the nearest
+    enclosing subroutine in the same table, -1 if none)."""
+
+    __slots__ = ()
 
     def to_data(self) -> list:
-        return [self.offset, int(self.inlined), self.parent, self.call_file, self.call_line,
-                self.call_column, self.call_discriminator, self.linkage_name, self.name, self.decl_line]
+        return [self.offset, int(self.inlined), *self[2:]]
 
     @classmethod
     def from_data(cls, d: list) -> Subroutine:
-        return cls(d[0], bool(d[1]), d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9])
+        return cls(d[0], bool(d[1]), *d[2:])
+
+
+NCOLS = 10
+
+
+def subs_to_columns(subs) -> tuple[list[str], array]:
+    """(string table, flat int64 array of NCOLS per subroutine; names as string-table indexes, -1 none)."""
+    strings: dict[str, int] = {}
+    flat = array("q")
+    for s in subs:
+        ln = -1 if s.linkage_name is None else strings.setdefault(s.linkage_name, len(strings))
+        nm = -1 if s.name is None else strings.setdefault(s.name, len(strings))
+        flat.extend((s.offset, int(s.inlined), s.parent, s.call_file, s.call_line, s.call_column,
+                     s.call_discriminator, ln, nm, s.decl_line))
+    return list(strings), flat
 
 
 class LazySubs:
-    """Subroutine records kept as raw lists (from the cache) and turned into objects on access."""
+    """Subroutines kept as a flat int array + string table (the cache form), made into objects on access."""
 
-    __slots__ = ("raw", "made")
+    __slots__ = ("strings", "flat", "made")
 
-    def __init__(self, raw: list) -> None:
-        self.raw = raw
+    def __init__(self, strings: list[str], flat: array) -> None:
+        self.strings = strings
+        self.flat = flat
         self.made: dict[int, Subroutine] = {}
 
     def __getitem__(self, i: int) -> Subroutine:
         s = self.made.get(i)
         if s is None:
-            s = self.made[i] = Subroutine.from_data(self.raw[i])
+            f = self.flat[i * NCOLS:(i + 1) * NCOLS]
+            st = self.strings
+            s = self.made[i] = Subroutine(f[0], bool(f[1]), f[2], f[3], f[4], f[5], f[6],
+                                          st[f[7]] if f[7] >= 0 else None, st[f[8]] if f[8] >= 0 else None,
+                                          f[9])
         return s
 
     def __len__(self) -> int:
-        return len(self.raw)
+        return len(self.flat) // NCOLS
 
     def __iter__(self):
-        return (self[i] for i in range(len(self.raw)))
+        return (self[i] for i in range(len(self)))
 
 
 class SubroutineMap:
@@ -105,67 +119,224 @@ class SubroutineMap:
         return out
 
 
+class ParsedSubs:
+    """Subroutines found by the scan, kept as (DIE offset, inlined, parent); the rest (call site,
+    names through abstract origins) is decoded from the DIE on first access."""
+
+    __slots__ = ("unit", "offs", "inl", "parents", "made", "names")
+
+    def __init__(self, unit, offs: array, inl: bytearray, parents: array) -> None:
+        self.unit = unit
+        self.offs = offs
+        self.inl = inl
+        self.parents = parents
+        self.made: dict[int, Subroutine] = {}
+        self.names: dict = {}
+
+    def __len__(self) -> int:
+        return len(self.offs)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self.offs)))
+
+    def __getitem__(self, i: int) -> Subroutine:
+        s = self.made.get(i)
+        if s is None:
+            u = self.unit
+            die, _ = u._parse_die(self.offs[i], None)
+            attrs = die.attrs
+            linkage, short = _names(u.dwarf, u, attrs, self.names)
+            get = attrs.get
+            s = self.made[i] = Subroutine(
+                self.offs[i], bool(self.inl[i]), self.parents[i], _int(get(C.DW_AT_call_file)),
+                _int(get(C.DW_AT_call_line)), _int(get(C.DW_AT_call_column)),
+                _int(get(C.DW_AT_GNU_discriminator)), linkage, short,
+                _decl_line(u.dwarf, u, attrs, self.names))
+        return s
+
+
+def _int(v) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+_RANGE_ATTRS = (C.DW_AT_low_pc, C.DW_AT_high_pc, C.DW_AT_ranges)
+
+
+def _plans(unit) -> dict[int, tuple]:
+    """Per abbreviation code: a tuple of steps to walk a DIE's attributes without decoding them.
+
+    A step is an int (skip that many bytes), "L" (skip a LEB128), "S" (skip a C string), "B" (skip a
+    ULEB-sized block), "1"/"2"/"4" (skip a block with a 1/2/4-byte size), or (attr, form, ic) for an
+    attribute to decode (the range attributes of subroutine DIEs) or a form we cannot skip blindly.
+    """
+    from amddbg.dwarf.info import _FIXED, _OFFSZ_FORMS
+
+    leb = {C.DW_FORM_udata, C.DW_FORM_sdata, C.DW_FORM_ref_udata, C.DW_FORM_strx, C.DW_FORM_addrx,
+           C.DW_FORM_loclistx, C.DW_FORM_rnglistx, C.DW_FORM_GNU_addr_index, C.DW_FORM_GNU_str_index}
+    out = {}
+    for code, (tag, _ch, specs) in unit.abbrevs.items():
+        sub = tag == SUBPROGRAM or tag == INLINED
+        steps: list = []
+        for attr, form, ic in specs:
+            if sub and attr in _RANGE_ATTRS:
+                steps.append((attr, form, ic))
+                continue
+            if form in _FIXED:
+                n = _FIXED[form]
+            elif form in _OFFSZ_FORMS:
+                n = unit.offset_size
+            elif form == C.DW_FORM_addr:
+                n = unit.addr_size
+            elif form == C.DW_FORM_ref_addr:
+                n = unit.offset_size if unit.version >= 3 else unit.addr_size
+            else:
+                n = None
+            if n is not None:
+                if steps and type(steps[-1]) is int:
+                    steps[-1] += n
+                else:
+                    steps.append(n)
+                continue
+            if form in leb:
+                steps.append("L")
+            elif form == C.DW_FORM_string:
+                steps.append("S")
+            elif form in (C.DW_FORM_exprloc, C.DW_FORM_block):
+                steps.append("B")
+            elif form == C.DW_FORM_block1:
+                steps.append("1")
+            elif form == C.DW_FORM_block2:
+                steps.append("2")
+            elif form == C.DW_FORM_block4:
+                steps.append("4")
+            else:
+                steps.append((attr, form, ic))
+        out[code] = (tag, sub, tuple(s for s in steps if s != 0))
+    return out
+
+
+@guard(".debug_info")
 def build_subroutine_map(unit) -> SubroutineMap:
-    """Walk the unit's DIEs once (decoding only subroutine DIEs) and build the address map."""
+    """Walk the unit's DIEs once, decoding only the ranges of subroutine DIEs, and build the map."""
     dwarf = unit.dwarf
-    buf = dwarf.info
-    abbrevs = unit.abbrevs
+    buf = dwarf.info_bytes
     read_form = unit._read_form
+    plans = _plans(unit)
     pos = unit.die_offset
     end = unit.end
     stack: list[int] = []  # nearest subroutine index per open level
     cur = -1
-    subs: list[Subroutine] = []
-    entries: dict[int, list] = {}  # low -> [high, sub index]
-    keys: list[int] = []
-    name_cache: dict[int, tuple] = {}
-    skip = _skip_plans(unit)
+    offs = array("Q")
+    inl = bytearray()
+    parents = array("i")
+    groups: list[list[tuple[int, int, int]]] = []  # ranges per top-level subroutine, in DIE order
+    group: list[tuple[int, int, int]] = []
+    children_of = {code: ab[1] for code, ab in unit.abbrevs.items()}
+    d = _D()
+    d.unit = unit
     while pos < end:
         start = pos
-        code, pos = uleb(buf, pos)
+        code = buf[pos]
+        pos += 1
+        if code >= 0x80:
+            code, pos = uleb(buf, start)
         if code == 0:
             if stack:
                 cur = stack.pop()
             continue
-        ab = abbrevs.get(code)
-        if ab is None:
+        plan = plans.get(code)
+        if plan is None:
             raise AmddbgError(f"unknown abbreviation code {code}", file=dwarf.name, offset=start)
-        tag, children, specs = ab
-        if tag == SUBPROGRAM or tag == INLINED:
+        tag, sub, steps = plan
+        attrs = forms = None
+        if sub:
             attrs = {}
             forms = {}
-            for attr, form, ic in specs:
+        for st in steps:
+            t = type(st)
+            if t is int:
+                pos += st
+            elif t is str:
+                if st == "L":
+                    while buf[pos] >= 0x80:
+                        pos += 1
+                    pos += 1
+                elif st == "S":
+                    pos = buf.index(0, pos) + 1
+                elif st == "B":
+                    n, pos = uleb(buf, pos)
+                    pos += n
+                elif st == "1":
+                    pos += 1 + buf[pos]
+                elif st == "2":
+                    pos += 2 + int.from_bytes(buf[pos:pos + 2], "little")
+                else:
+                    pos += 4 + int.from_bytes(buf[pos:pos + 4], "little")
+            else:
+                attr, form, ic = st
                 val, pos = read_form(buf, pos, form, ic, False)
-                attrs[attr] = val
-                forms[attr] = form
-            me = len(subs)
-            ranges = _ranges(dwarf, unit, attrs, forms)
-            linkage, short = _names(dwarf, unit, attrs, name_cache)
-            get = attrs.get
-            subs.append(Subroutine(start, tag == INLINED, cur, get(C.DW_AT_call_file, 0) or 0,
-                                   get(C.DW_AT_call_line, 0) or 0, get(C.DW_AT_call_column, 0) or 0,
-                                   get(C.DW_AT_GNU_discriminator, 0) or 0, linkage, short,
-                                   _decl_line(dwarf, unit, attrs, name_cache)))
-            for lo, hi in ranges:
-                if lo == hi:
-                    continue
-                _insert(entries, keys, lo, hi, me)
-            if children:
+                if sub:
+                    attrs[attr] = val
+                    forms[attr] = form
+        if sub:
+            me = len(offs)
+            offs.append(start)
+            inl.append(tag == INLINED)
+            parents.append(cur)
+            if attrs:
+                d.attrs, d.forms = attrs, forms
+                try:
+                    ranges = dwarf.die_ranges(d)
+                except AmddbgError:
+                    ranges = []
+                if cur < 0:  # a new top-level subroutine starts a new group
+                    group = []
+                    groups.append(group)
+                for lo, hi in ranges:
+                    if lo != hi:
+                        group.append((lo, hi, me))
+            if children_of[code]:
                 stack.append(cur)
                 cur = me
-        else:
-            plan = skip.get(code)
-            if plan is not None:
-                pos += plan
-            else:
-                for _attr, form, ic in specs:
-                    _, pos = read_form(buf, pos, form, ic, True)
-            if children:
-                stack.append(cur)
+        elif children_of[code]:
+            stack.append(cur)
+    keys, entries = _address_die_map(groups)
     ks = array("Q", keys)
-    hs = array("Q", (entries[k][0] for k in keys))
-    ix = array("i", (entries[k][1] for k in keys))
-    return SubroutineMap(subs, ks, hs, ix)
+    vals = [entries[k] for k in keys]
+    hs = array("Q", [v[0] for v in vals])
+    ix = array("i", [v[1] for v in vals])
+    return SubroutineMap(ParsedSubs(unit, offs, inl, parents), ks, hs, ix)
+
+
+def _address_die_map(groups: list[list[tuple[int, int, int]]]) -> tuple[list[int], dict]:
+    """LLVM's AddrDieMap from ranges in DIE pre-order, grouped by top-level subroutine.
+
+    Inserting into one big sorted list is quadratic-ish in Python; but when the address spans of the
+    groups are disjoint (the normal case) no insertion of one group can touch another's entries,
+    so each group is built on its own small map and the results are concatenated. Overlapping
+    spans fall back to inserting everything into one map, in the original order.
+    """
+    spans = []
+    for g in groups:
+        if g:
+            spans.append((min(r[0] for r in g), max(r[1] for r in g), g))
+    spans.sort(key=lambda t: (t[0], t[1]))
+    disjoint = all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
+    keys: list[int] = []
+    entries: dict[int, list] = {}
+    if not disjoint:
+        for g in groups:
+            for lo, hi, me in g:
+                _insert(entries, keys, lo, hi, me)
+        return keys, entries
+    for _lo, _hi, g in spans:
+        gk: list[int] = []
+        ge: dict[int, list] = {}
+        for lo, hi, me in g:
+            _insert(ge, gk, lo, hi, me)
+        keys.extend(gk)
+        entries.update(ge)
+    return keys, entries
 
 
 def _insert(entries: dict, keys: list, lo: int, hi: int, die: int) -> None:
@@ -196,46 +367,10 @@ def _insert(entries: dict, keys: list, lo: int, hi: int, die: int) -> None:
         bisect.insort(keys, lo)
 
 
-_FIXED_UNIT = None
-
-
-def _skip_plans(unit) -> dict[int, int]:
-    """Abbrev code -> byte size for DIEs whose attributes are all fixed-size in this unit."""
-    from amddbg.dwarf.info import _FIXED, _OFFSZ_FORMS
-
-    out = {}
-    for code, (_tag, _ch, specs) in unit.abbrevs.items():
-        n = 0
-        for _a, form, _ic in specs:
-            if form in _FIXED:
-                n += _FIXED[form]
-            elif form in _OFFSZ_FORMS:
-                n += unit.offset_size
-            elif form == C.DW_FORM_addr:
-                n += unit.addr_size
-            elif form == C.DW_FORM_ref_addr:
-                n += unit.offset_size if unit.version >= 3 else unit.addr_size
-            else:
-                n = None
-                break
-        if n is not None:
-            out[code] = n
-    return out
-
-
 class _D:
     """Tiny adapter so ``DwarfInfo.die_ranges`` works on attributes decoded without a ``Die``."""
 
     __slots__ = ("attrs", "forms", "unit")
-
-
-def _ranges(dwarf, unit, attrs, forms) -> list[tuple[int, int]]:
-    d = _D()
-    d.attrs, d.forms, d.unit = attrs, forms, unit
-    try:
-        return dwarf.die_ranges(d)
-    except AmddbgError:
-        return []
 
 
 def _attrs_at(dwarf, unit, off: int, cache: dict):
@@ -297,6 +432,7 @@ class CuRanges:
         return None
 
 
+@guard(".debug_info/.debug_aranges")
 def build_cu_ranges(dwarf) -> CuRanges:
     spans: list[tuple[int, int, int]] = []
     parsed: set[int] = set()

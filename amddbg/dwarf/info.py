@@ -11,10 +11,57 @@ offsets (``Ref``), blocks/exprloc are ``bytes`` (``Block``), flags are bools, se
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from amddbg.dwarf import constants as C
-from amddbg.dwarf.reader import S8, S16, S32, S64, U16, U32, U64, cstr, sleb, uint, uleb
+from amddbg.dwarf.constants import (  # noqa: F401 - module-level names: faster than C.X in hot loops
+    DW_FORM_addr,
+    DW_FORM_addrx,
+    DW_FORM_addrx1,
+    DW_FORM_addrx2,
+    DW_FORM_addrx3,
+    DW_FORM_addrx4,
+    DW_FORM_block,
+    DW_FORM_block1,
+    DW_FORM_block2,
+    DW_FORM_block4,
+    DW_FORM_data1,
+    DW_FORM_data2,
+    DW_FORM_data4,
+    DW_FORM_data8,
+    DW_FORM_data16,
+    DW_FORM_exprloc,
+    DW_FORM_flag,
+    DW_FORM_flag_present,
+    DW_FORM_GNU_addr_index,
+    DW_FORM_GNU_ref_alt,
+    DW_FORM_GNU_str_index,
+    DW_FORM_GNU_strp_alt,
+    DW_FORM_implicit_const,
+    DW_FORM_indirect,
+    DW_FORM_line_strp,
+    DW_FORM_loclistx,
+    DW_FORM_ref1,
+    DW_FORM_ref2,
+    DW_FORM_ref4,
+    DW_FORM_ref8,
+    DW_FORM_ref_addr,
+    DW_FORM_ref_sig8,
+    DW_FORM_ref_sup4,
+    DW_FORM_ref_sup8,
+    DW_FORM_ref_udata,
+    DW_FORM_rnglistx,
+    DW_FORM_sdata,
+    DW_FORM_sec_offset,
+    DW_FORM_string,
+    DW_FORM_strp,
+    DW_FORM_strp_sup,
+    DW_FORM_strx,
+    DW_FORM_strx1,
+    DW_FORM_strx2,
+    DW_FORM_strx3,
+    DW_FORM_strx4,
+    DW_FORM_udata,
+)
+from amddbg.dwarf.reader import S8, S16, S32, S64, U16, U32, U64, cstr, guard, sleb, uint, uleb
 from amddbg.errors import FormatError
 
 
@@ -28,15 +75,6 @@ class Block(bytes):
 
 class Expr(Block):
     """DW_FORM_exprloc: a DWARF expression."""
-
-
-@dataclass(slots=True)
-class Abbrev:
-    code: int
-    tag: int
-    children: bool
-    specs: tuple  # ((attr, form, implicit_const), ...)
-    fixed: int  # byte size when every form is fixed-size for this unit, else -1
 
 
 def parse_abbrevs(buf: memoryview, offset: int) -> dict[int, tuple]:
@@ -58,7 +96,7 @@ def parse_abbrevs(buf: memoryview, offset: int) -> dict[int, tuple]:
             if attr == 0 and form == 0:
                 break
             ic = None
-            if form == C.DW_FORM_implicit_const:
+            if form == DW_FORM_implicit_const:
                 ic, pos = sleb(buf, pos)
             specs.append((attr, form, ic))
         out[code] = (tag, children, tuple(specs))
@@ -67,28 +105,32 @@ def parse_abbrevs(buf: memoryview, offset: int) -> dict[int, tuple]:
 
 # Fixed sizes of forms that do not depend on the unit (None: variable or unit-dependent).
 _FIXED = {
-    C.DW_FORM_data1: 1, C.DW_FORM_ref1: 1, C.DW_FORM_flag: 1, C.DW_FORM_strx1: 1, C.DW_FORM_addrx1: 1,
-    C.DW_FORM_data2: 2, C.DW_FORM_ref2: 2, C.DW_FORM_strx2: 2, C.DW_FORM_addrx2: 2,
-    C.DW_FORM_strx3: 3, C.DW_FORM_addrx3: 3,
-    C.DW_FORM_data4: 4, C.DW_FORM_ref4: 4, C.DW_FORM_strx4: 4, C.DW_FORM_addrx4: 4, C.DW_FORM_ref_sup4: 4,
-    C.DW_FORM_data8: 8, C.DW_FORM_ref8: 8, C.DW_FORM_ref_sig8: 8, C.DW_FORM_ref_sup8: 8,
-    C.DW_FORM_data16: 16, C.DW_FORM_flag_present: 0, C.DW_FORM_implicit_const: 0,
+    DW_FORM_data1: 1, DW_FORM_ref1: 1, DW_FORM_flag: 1, DW_FORM_strx1: 1, DW_FORM_addrx1: 1,
+    DW_FORM_data2: 2, DW_FORM_ref2: 2, DW_FORM_strx2: 2, DW_FORM_addrx2: 2,
+    DW_FORM_strx3: 3, DW_FORM_addrx3: 3,
+    DW_FORM_data4: 4, DW_FORM_ref4: 4, DW_FORM_strx4: 4, DW_FORM_addrx4: 4, DW_FORM_ref_sup4: 4,
+    DW_FORM_data8: 8, DW_FORM_ref8: 8, DW_FORM_ref_sig8: 8, DW_FORM_ref_sup8: 8,
+    DW_FORM_data16: 16, DW_FORM_flag_present: 0, DW_FORM_implicit_const: 0,
 }
-_OFFSZ_FORMS = {C.DW_FORM_strp, C.DW_FORM_sec_offset, C.DW_FORM_line_strp, C.DW_FORM_strp_sup,
-                C.DW_FORM_GNU_ref_alt, C.DW_FORM_GNU_strp_alt}
+_OFFSZ_FORMS = {DW_FORM_strp, DW_FORM_sec_offset, DW_FORM_line_strp, DW_FORM_strp_sup,
+                DW_FORM_GNU_ref_alt, DW_FORM_GNU_strp_alt}
 
 
-@dataclass(slots=True)
 class Die:
-    """One debugging information entry. ``attrs`` maps attribute code -> resolved value."""
+    """One debugging information entry. ``attrs`` maps attribute code -> resolved value;
+    ``children`` is None for a DIE whose abbreviation has no children."""
 
-    unit: Unit
-    offset: int
-    tag: int
-    attrs: dict
-    forms: dict
-    parent: Die | None = None
-    children: list = field(default_factory=list)
+    __slots__ = ("unit", "offset", "tag", "attrs", "forms", "parent", "children")
+
+    def __init__(self, unit: Unit, offset: int, tag: int, attrs: dict, forms: dict, parent: Die | None = None,
+                 children: list | None = None) -> None:
+        self.unit = unit
+        self.offset = offset
+        self.tag = tag
+        self.attrs = attrs
+        self.forms = forms
+        self.parent = parent
+        self.children = children
 
     def get(self, attr: int, default=None):
         return self.attrs.get(attr, default)
@@ -110,6 +152,7 @@ class Die:
 class Unit:
     """One unit of .debug_info (compile/partial/type/skeleton). DIEs are parsed on demand."""
 
+    @guard("unit header (.debug_info)")
     def __init__(self, dwarf, offset: int) -> None:
         self.dwarf = dwarf
         buf = dwarf.info
@@ -172,7 +215,7 @@ class Unit:
 
     # ----------------------------------------------------------------- attribute values
     def _parse_die(self, pos: int, parent, raw_only: bool = False):
-        buf = self.dwarf.info
+        buf = self.dwarf.info_bytes
         code, pos = uleb(buf, pos)
         if code == 0:
             return None, pos
@@ -192,42 +235,42 @@ class Unit:
         return die, pos
 
     def _read_form(self, buf, pos: int, form: int, ic, raw: bool):  # noqa: C901 - one switch
-        if form == C.DW_FORM_strx1 or form == C.DW_FORM_strx2 or form == C.DW_FORM_strx3 \
-                or form == C.DW_FORM_strx4 or form == C.DW_FORM_strx or form == C.DW_FORM_GNU_str_index:
-            if form == C.DW_FORM_strx:
+        if form == DW_FORM_strx1 or form == DW_FORM_strx2 or form == DW_FORM_strx3 \
+                or form == DW_FORM_strx4 or form == DW_FORM_strx or form == DW_FORM_GNU_str_index:
+            if form == DW_FORM_strx:
                 idx, pos = uleb(buf, pos)
-            elif form == C.DW_FORM_GNU_str_index:
+            elif form == DW_FORM_GNU_str_index:
                 idx, pos = uleb(buf, pos)
             else:
                 n = _FIXED[form]
                 idx = uint(buf, pos, n)
                 pos += n
             return (idx if raw else self.dwarf.strx(self, idx)), pos
-        if form == C.DW_FORM_data1 or form == C.DW_FORM_ref1 or form == C.DW_FORM_flag:
+        if form == DW_FORM_data1 or form == DW_FORM_ref1 or form == DW_FORM_flag:
             v = buf[pos]
-            if form == C.DW_FORM_ref1:
+            if form == DW_FORM_ref1:
                 v = Ref(self.offset + v)
-            elif form == C.DW_FORM_flag:
+            elif form == DW_FORM_flag:
                 v = v != 0
             return v, pos + 1
-        if form == C.DW_FORM_data2 or form == C.DW_FORM_ref2:
+        if form == DW_FORM_data2 or form == DW_FORM_ref2:
             v = U16(buf, pos)[0]
-            return (Ref(self.offset + v) if form == C.DW_FORM_ref2 else v), pos + 2
-        if form == C.DW_FORM_data4 or form == C.DW_FORM_ref4:
+            return (Ref(self.offset + v) if form == DW_FORM_ref2 else v), pos + 2
+        if form == DW_FORM_data4 or form == DW_FORM_ref4:
             v = U32(buf, pos)[0]
-            return (Ref(self.offset + v) if form == C.DW_FORM_ref4 else v), pos + 4
-        if form == C.DW_FORM_data8 or form == C.DW_FORM_ref8 or form == C.DW_FORM_ref_sig8:
+            return (Ref(self.offset + v) if form == DW_FORM_ref4 else v), pos + 4
+        if form == DW_FORM_data8 or form == DW_FORM_ref8 or form == DW_FORM_ref_sig8:
             v = U64(buf, pos)[0]
-            return (Ref(self.offset + v) if form == C.DW_FORM_ref8 else v), pos + 8
-        if form == C.DW_FORM_flag_present:
+            return (Ref(self.offset + v) if form == DW_FORM_ref8 else v), pos + 8
+        if form == DW_FORM_flag_present:
             return True, pos
-        if form == C.DW_FORM_implicit_const:
+        if form == DW_FORM_implicit_const:
             return ic, pos
-        if form == C.DW_FORM_addr:
+        if form == DW_FORM_addr:
             return uint(buf, pos, self.addr_size), pos + self.addr_size
-        if form in (C.DW_FORM_addrx, C.DW_FORM_GNU_addr_index, C.DW_FORM_addrx1, C.DW_FORM_addrx2,
-                    C.DW_FORM_addrx3, C.DW_FORM_addrx4):
-            if form in (C.DW_FORM_addrx, C.DW_FORM_GNU_addr_index):
+        if form in (DW_FORM_addrx, DW_FORM_GNU_addr_index, DW_FORM_addrx1, DW_FORM_addrx2,
+                    DW_FORM_addrx3, DW_FORM_addrx4):
+            if form in (DW_FORM_addrx, DW_FORM_GNU_addr_index):
                 idx, pos = uleb(buf, pos)
             else:
                 n = _FIXED[form]
@@ -239,47 +282,47 @@ class Unit:
             pos += self.offset_size
             if raw:
                 return v, pos
-            if form == C.DW_FORM_strp:
+            if form == DW_FORM_strp:
                 return self.dwarf.strp(v), pos
-            if form == C.DW_FORM_line_strp:
+            if form == DW_FORM_line_strp:
                 return self.dwarf.line_strp(v), pos
             return v, pos
-        if form == C.DW_FORM_string:
-            end = _find0(buf, pos)
+        if form == DW_FORM_string:
+            end = buf.index(0, pos) if isinstance(buf, bytes) else _find0(buf, pos)
             return bytes(buf[pos:end]).decode("utf-8", "replace"), end + 1
-        if form == C.DW_FORM_udata or form == C.DW_FORM_ref_udata:
+        if form == DW_FORM_udata or form == DW_FORM_ref_udata:
             v, pos = uleb(buf, pos)
-            return (Ref(self.offset + v) if form == C.DW_FORM_ref_udata else v), pos
-        if form == C.DW_FORM_sdata:
+            return (Ref(self.offset + v) if form == DW_FORM_ref_udata else v), pos
+        if form == DW_FORM_sdata:
             return sleb(buf, pos)
-        if form == C.DW_FORM_exprloc or form == C.DW_FORM_block:
+        if form == DW_FORM_exprloc or form == DW_FORM_block:
             n, pos = uleb(buf, pos)
-            cls = Expr if form == C.DW_FORM_exprloc else Block
+            cls = Expr if form == DW_FORM_exprloc else Block
             return cls(buf[pos:pos + n]), pos + n
-        if form == C.DW_FORM_block1:
+        if form == DW_FORM_block1:
             n = buf[pos]
             return Block(buf[pos + 1:pos + 1 + n]), pos + 1 + n
-        if form == C.DW_FORM_block2:
+        if form == DW_FORM_block2:
             n = U16(buf, pos)[0]
             return Block(buf[pos + 2:pos + 2 + n]), pos + 2 + n
-        if form == C.DW_FORM_block4:
+        if form == DW_FORM_block4:
             n = U32(buf, pos)[0]
             return Block(buf[pos + 4:pos + 4 + n]), pos + 4 + n
-        if form == C.DW_FORM_ref_addr:
+        if form == DW_FORM_ref_addr:
             n = self.offset_size if self.version >= 3 else self.addr_size
             return Ref(uint(buf, pos, n)), pos + n
-        if form == C.DW_FORM_loclistx or form == C.DW_FORM_rnglistx:
+        if form == DW_FORM_loclistx or form == DW_FORM_rnglistx:
             return uleb(buf, pos)
-        if form == C.DW_FORM_data16:
+        if form == DW_FORM_data16:
             return bytes(buf[pos:pos + 16]), pos + 16
-        if form == C.DW_FORM_ref_sup4:
+        if form == DW_FORM_ref_sup4:
             return U32(buf, pos)[0], pos + 4
-        if form == C.DW_FORM_ref_sup8:
+        if form == DW_FORM_ref_sup8:
             return U64(buf, pos)[0], pos + 8
-        if form == C.DW_FORM_indirect:
+        if form == DW_FORM_indirect:
             real, pos = uleb(buf, pos)
             ic2 = None
-            if real == C.DW_FORM_implicit_const:
+            if real == DW_FORM_implicit_const:
                 ic2, pos = sleb(buf, pos)
             return self._read_form(buf, pos, real, ic2, raw)
         raise FormatError(f"unknown attribute form {form:#x}", file=self.dwarf.name, offset=pos)
@@ -297,6 +340,7 @@ class Unit:
             self._load()
         return self._root
 
+    @guard(".debug_info")
     def _load(self) -> None:
         dies: dict[int, Die] = {}
         pos = self.die_offset
@@ -348,5 +392,5 @@ def _find0(buf, pos: int) -> int:
     return pos
 
 
-__all__ = ["Abbrev", "Block", "Die", "Expr", "Ref", "Unit", "parse_abbrevs", "S8", "S16", "S32", "S64",
+__all__ = ["Block", "Die", "Expr", "Ref", "Unit", "parse_abbrevs", "S8", "S16", "S32", "S64",
            "cstr"]

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from dataclasses import dataclass
+from collections import namedtuple
 
 from amddbg.dwarf import constants as C
-from amddbg.dwarf.reader import U16, U32, U64, sleb, uint, uleb
+from amddbg.dwarf.reader import U16, U32, U64, guard, sleb, uint, uleb
 from amddbg.errors import FormatError, NotSupported
 
 IS_STMT = 1
@@ -24,15 +24,8 @@ PROLOGUE_END = 8
 EPILOGUE_BEGIN = 16
 
 
-@dataclass(frozen=True, slots=True)
-class LineRow:
-    address: int
-    file: str | None
-    line: int
-    column: int
-    is_stmt: bool
-    discriminator: int
-    file_index: int
+LineRow = namedtuple("LineRow", "address file line column is_stmt discriminator file_index")
+LineRow.__doc__ = "One line-table answer: file (full path or None), line, column, is_stmt, discriminator."
 
 
 def _posix_append(path: str, *parts: str) -> str:
@@ -98,9 +91,10 @@ class LineTable:
             out.append((name if isinstance(name, str) else "", dir_idx))
         return out, pos
 
+    @guard("line table (.debug_line)")
     def _decode(self) -> None:  # noqa: C901 - the line state machine is one loop on purpose
         d = self.dwarf
-        buf = d.line
+        buf = d.line_bytes
         off = self.offset
         if off + 4 > len(buf):
             raise FormatError("line table offset out of range", file=d.name, offset=off)
@@ -194,32 +188,41 @@ class LineTable:
                 append((addr, file, line, col, flags, disc))
                 flags &= IS_STMT
                 disc = 0
-            elif op == C.DW_LNS_copy:
+            elif op == 1:  # DW_LNS_copy
                 append((addr, file, line, col, flags, disc))
                 flags &= IS_STMT
                 disc = 0
-            elif op == C.DW_LNS_advance_pc:
+            elif op == 5:  # DW_LNS_set_column (most frequent: single-byte fast path)
+                col = buf[pos]
+                if col < 0x80:
+                    pos += 1
+                else:
+                    col, pos = uleb(buf, pos)
+            elif op == 3:  # DW_LNS_advance_line
+                v = buf[pos]
+                if v < 0x40:
+                    pos += 1
+                    line += v
+                else:
+                    v, pos = sleb(buf, pos)
+                    line += v
+            elif op == 2:  # DW_LNS_advance_pc
                 v, pos = uleb(buf, pos)
                 addr += v * min_inst
-            elif op == C.DW_LNS_advance_line:
-                v, pos = sleb(buf, pos)
-                line += v
-            elif op == C.DW_LNS_set_file:
+            elif op == 4:  # DW_LNS_set_file
                 file, pos = uleb(buf, pos)
-            elif op == C.DW_LNS_set_column:
-                col, pos = uleb(buf, pos)
-            elif op == C.DW_LNS_negate_stmt:
+            elif op == 6:  # DW_LNS_negate_stmt
                 flags ^= IS_STMT
-            elif op == C.DW_LNS_set_basic_block:
+            elif op == 7:  # DW_LNS_set_basic_block
                 flags |= BASIC_BLOCK
-            elif op == C.DW_LNS_const_add_pc:
+            elif op == 8:  # DW_LNS_const_add_pc
                 addr += const_add
-            elif op == C.DW_LNS_fixed_advance_pc:
+            elif op == 9:  # DW_LNS_fixed_advance_pc
                 addr += U16(buf, pos)[0]
                 pos += 2
-            elif op == C.DW_LNS_set_prologue_end:
+            elif op == 10:  # DW_LNS_set_prologue_end
                 flags |= PROLOGUE_END
-            elif op == C.DW_LNS_set_epilogue_begin:
+            elif op == 11:  # DW_LNS_set_epilogue_begin
                 flags |= EPILOGUE_BEGIN
             elif op == 0:
                 n, pos = uleb(buf, pos)
@@ -227,7 +230,7 @@ class LineTable:
                     continue
                 sub = buf[pos]
                 nxt = pos + n
-                if sub == C.DW_LNE_end_sequence:
+                if sub == 1:  # DW_LNE_end_sequence
                     append((addr, file, line, col, flags | END_SEQUENCE, disc))
                     lo = rows[seq_start][0]
                     if lo < addr:
@@ -239,11 +242,11 @@ class LineTable:
                     col = 0
                     flags = ds_flag
                     disc = 0
-                elif sub == C.DW_LNE_set_address:
+                elif sub == 2:  # DW_LNE_set_address
                     addr = uint(buf, pos + 1, n - 1)
-                elif sub == C.DW_LNE_set_discriminator:
+                elif sub == 4:  # DW_LNE_set_discriminator
                     disc, _ = uleb(buf, pos + 1)
-                elif sub == C.DW_LNE_define_file:
+                elif sub == 3:  # DW_LNE_define_file
                     e = _find0(buf, pos + 1, d.name)
                     name = bytes(buf[pos + 1:e]).decode("utf-8", "replace")
                     di, _ = uleb(buf, e + 1)

@@ -18,7 +18,7 @@ major version is < 20 (the renumbering landed upstream in 2025-08, LLVM 22 era; 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 
 from amddbg.dwarf import constants as C
 
@@ -30,15 +30,10 @@ OLD_CLANG_ASPACE = {1: "private", 2: "local"}
 DW_ASPACE = {0: "global", 1: "generic", 2: "region", 3: "local", 5: "private_lane", 6: "private_wave"}
 
 
-@dataclass(frozen=True, slots=True)
-class ProducerInfo:
-    producer: str
-    compiler: str  # "clang", "amd-clang", "gcc", "unknown"
-    major: int | None
-    minor: int | None
-    amd_fork: bool
-    legacy_lane_attrs: bool
-    augmentation: str | None
+class ProducerInfo(namedtuple("_P", "producer compiler major minor amd_fork legacy_lane_attrs augmentation")):
+    """Compiler facts of one unit; ``compiler`` is "clang", "amd-clang", "gcc" or "unknown"."""
+
+    __slots__ = ()
 
     @property
     def aspace_numbering(self) -> str:

@@ -67,3 +67,33 @@ def uint(buf, pos: int, size: int) -> int:
     if size == 1:
         return buf[pos]
     return int.from_bytes(buf[pos:pos + size], "little")
+
+
+def guard(what: str):
+    """Decorator for DWARF decoders: truncated or corrupt bytes (IndexError, struct.error, ...) become one
+    ``FormatError`` naming ``what`` and the file, instead of a traceback. The first argument of the
+    decorated function must reach the file name through ``.name``, ``.dwarf.name`` or ``.unit.dwarf.name``."""
+    import functools
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(obj, *a, **kw):
+            try:
+                return fn(obj, *a, **kw)
+            except (IndexError, struct.error, KeyError, TypeError, ValueError, OverflowError) as exc:
+                name = _name_of(obj)
+                raise FormatError(f"truncated or corrupt {what} ({type(exc).__name__}: {exc})", file=name) from None
+
+        return wrapper
+
+    return deco
+
+
+def _name_of(obj) -> str | None:
+    for path in (("dwarf", "name"), ("unit", "dwarf", "name"), ("elf", "name"), ("name",)):
+        o = obj
+        for p in path:
+            o = getattr(o, p, None)
+        if isinstance(o, str):
+            return o
+    return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import mmap
 import os
 import struct
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import cached_property
 
 from amddbg.errors import FormatError, NotSupported
@@ -33,28 +33,10 @@ SHN_ABS = 0xFFF1
 SHN_COMMON = 0xFFF2
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
-    index: int
-    name: str
-    type: int
-    flags: int
-    address: int
-    offset: int  # relative to the ELF header
-    size: int
-    link: int
-    entsize: int
-
-
-@dataclass(frozen=True, slots=True)
-class ElfSymbol:
-    index: int
-    name: str
-    value: int
-    size: int
-    type: int
-    bind: int
-    shndx: int
+# Plain named tuples (not dataclasses): importing dataclasses costs more than a whole addr2line lookup.
+Section = namedtuple("Section", "index name type flags address offset size link entsize")
+Section.__doc__ = "One section header; ``offset`` is relative to the ELF header."
+ElfSymbol = namedtuple("ElfSymbol", "index name value size type bind shndx")
 
 
 class ElfImage:

@@ -11,26 +11,18 @@ from __future__ import annotations
 
 import bisect
 import os
-from dataclasses import dataclass
+from collections import namedtuple
 
 from amddbg.dwarf import sections as S
 from amddbg.dwarf.context import DwarfInfo
+from amddbg.dwarf.reader import guard
 from amddbg.dwarf.sections import ElfImage
 
 BAD = None  # LLVM's DILineInfo::BadString; printed as "??"
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One source frame. ``function``/``file`` are None when unknown (printed as ``??``)."""
-
-    function: str | None
-    file: str | None
-    line: int
-    column: int
-    discriminator: int
-    start_line: int = 0
-    inlined: bool = False
+Frame = namedtuple("Frame", "function file line column discriminator start_line inlined", defaults=(0, False))
+Frame.__doc__ = "One source frame. ``function``/``file`` are None when unknown (printed as ``??``)."
 
 
 class SymbolTable:
@@ -113,6 +105,12 @@ class Symbolizer:
     def from_path(cls, path: str | os.PathLike, **kw) -> Symbolizer:
         return cls(ElfImage.from_path(path), **kw)
 
+    @classmethod
+    def from_code_object(cls, code_object, **kw) -> Symbolizer:
+        """From an ``amddbg.codeobj.CodeObject`` (its ``.data`` bytes; embedded objects work too)."""
+        name = str(getattr(code_object, "path", None) or getattr(code_object, "name", "<memory>"))
+        return cls(ElfImage(code_object.data, name=name), **kw)
+
     def close(self) -> None:
         """Write the index cache if it was built in this run (complete index, all units)."""
         if self._dirty and self._cache is not None:
@@ -121,6 +119,7 @@ class Symbolizer:
             self._dirty = False
 
     # ------------------------------------------------------------------ queries
+    @guard("DWARF")
     def frames(self, address: int, *, inline: bool = True, linkage: bool = True) -> list[Frame]:
         """Frames for ``address``, innermost first (one frame when ``inline`` is false).
 

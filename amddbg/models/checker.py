@@ -33,6 +33,10 @@ class Scenario:
     syncbars: list[R.Rel] | None = None  # alternative barrier pairings (None: no barriers)
     final_reads: set[int] = field(default_factory=set)  # reads whose sources must be co-maximal
     ill_formed: str | None = None  # a static fact of the model the program violates
+    init_values: dict[str, object] = field(default_factory=dict)
+
+    def init_value(self, loc: str | None) -> object:
+        return self.init_values.get(loc, 0) if loc is not None else None
 
 
 @dataclass

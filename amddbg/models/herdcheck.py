@@ -87,7 +87,8 @@ def _event(test: HerdTest, t: HerdThread, ins, kind: Kind) -> Event:
     ev.semav, ev.semvis = a.get("semav", False), a.get("semvis", False)
     ev.acquire, ev.release = a.get("acq", False), a.get("rel", False)
     if kind in (Kind.LOAD, Kind.STORE, Kind.RMW):
-        ev.loc = ev.ref = a["loc"]
+        ev.loc = test.location(a["loc"])
+        ev.ref = a["loc"]
         ev.storage_class = a["sc"]
         ev.atomic = a["atomic"]
         ev.nonpriv = a["nonpriv"] or a["av"] or a["vis"] or a["atomic"]
@@ -166,7 +167,7 @@ def thread_paths(test: HerdTest, t: HerdThread, domains: dict[str, set[int]]) ->
             if op in ("ld", "rmw"):
                 kind = Kind.LOAD if op == "ld" else Kind.RMW
                 rd = ins.args["rd"]
-                loc = ins.args["loc"]
+                loc = test.location(ins.args["loc"])
                 must_branch = rd in needed or (op == "rmw" and ins.args["fn"] is not None)
                 if must_branch:
                     for v in sorted(domains[loc]):
@@ -232,12 +233,20 @@ def _cond_constants(c, acc: set[int]) -> None:
 
 
 def value_domains(test: HerdTest) -> dict[str, set[int]]:
-    locs = {ins.args["loc"] for t in test.threads for ins in t.code if "loc" in ins.args}
+    locs = {test.location(ins.args["loc"]) for t in test.threads for ins in t.code if "loc" in ins.args}
     consts: set[int] = set()
     _cond_constants(test.condition, consts)
+    if test.filter is not None:
+        _cond_constants(test.filter, consts)
     dom = {loc: {test.init_mem.get(loc, 0)} | consts for loc in locs}
-    writes = sum(1 for t in test.threads for ins in t.code if ins.op in ("st", "rmw"))
-    for _ in range(min(writes, 4) + 1):
+    # a value needs a chain of writes to appear; no location is written more often than this
+    per_loc: dict[str, int] = {}
+    for t in test.threads:
+        for ins in t.code:
+            if ins.op in ("st", "rmw"):
+                loc = test.location(ins.args["loc"])
+                per_loc[loc] = per_loc.get(loc, 0) + 1
+    for _ in range(max(per_loc.values(), default=0)):
         changed = False
         for t in test.threads:
             paths, _ = thread_paths(test, t, dom)
@@ -267,7 +276,11 @@ def _resolve_barriers(test: HerdTest, paths: list[Path]) -> Combo:
     for t in test.threads:
         for ins in t.code:
             if ins.op == "cbar":
-                static_members.setdefault((t.qf, t.wg, ins.args["instance"]), set()).add(t.tid)
+                res = ins.args["resource"]
+                if isinstance(res, str):
+                    raise NotSupported(f"control barrier with a register barrier id (line {ins.line})")
+                key = (t.qf, t.wg, ins.args["instance"], res is not None, res)
+                static_members.setdefault(key, set()).add(t.tid)
     while True:
         groups: dict[tuple, list[tuple[int, int]]] = {}
         for p in paths:
@@ -282,8 +295,7 @@ def _resolve_barriers(test: HerdTest, paths: list[Path]) -> Combo:
             ev0 = paths[members[0][0]].events[members[0][1]]
             q = ev0.quorum
             if q is None:
-                want = {tid for tid in static_members.get(key[:3], set())
-                        if not key[3] or _may_reach(paths[tid], key)}
+                want = static_members.get(key, set())
                 ok = want <= {tid for tid, _ in members}
             else:
                 ok = len(members) >= q
@@ -297,10 +309,6 @@ def _resolve_barriers(test: HerdTest, paths: list[Path]) -> Combo:
                 out.append((key, members, q))
         if not changed:
             return Combo(paths, cut, blocked, out)
-
-
-def _may_reach(path: Path, key) -> bool:
-    return True
 
 
 def _scenarios(test: HerdTest, combo: Combo):
@@ -352,7 +360,7 @@ def _scenarios(test: HerdTest, combo: Combo):
     ssw = []
     for a, b in test.ssw:
         ssw += [(x, y) for x in po_threads[a] for y in po_threads[b]]
-    return Scenario(events, po_threads, ssw, rf_allowed, syncbars, final), index
+    return Scenario(events, po_threads, ssw, rf_allowed, syncbars, final, init_values=dict(test.init_mem)), index
 
 
 def _eval(c, env) -> bool | None:
@@ -387,15 +395,24 @@ def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
         bounded |= b
         per_thread.append(ps)
     opts = Options(chains=not nochains, fr_via_locord_rf=True)
-    want_sat = test.quantifier == "exists"  # search for phi (exists, ~exists) or for ~phi (forall)
+    want_sat = test.quantifier != "forall"  # search for phi (exists, ~exists) or for ~phi (forall)
     found_cond = None  # witness text for the decisive execution
     any_race = None
     hang = None
     executions = 0
     terminating = 0
-    for paths in product(*per_thread):
+    goal = test.condition if want_sat else ("not", test.condition)
+    if test.filter is not None:
+        goal = ("and", test.filter, goal)
+    summaries = [[_summary(test, p) for p in ps] for ps in per_thread]
+    for choice in product(*(range(len(ps)) for ps in per_thread)):
+        if not _values_possible([summaries[t][k] for t, k in enumerate(choice)]):
+            continue
+        paths = [per_thread[t][k] for t, k in enumerate(choice)]
         combo = _resolve_barriers(test, list(paths))
         sc, index = _scenarios(test, combo)
+        if any(not srcs for srcs in sc.rf_allowed.values()):
+            continue
         spinning = [p.tid for p in paths if p.status == "spin" and p.tid not in combo.blocked]
         terminates = not spinning and not combo.blocked
         need_cond = terminates and found_cond is None
@@ -405,7 +422,8 @@ def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
             executions += 1
             if not ex.consistent:
                 continue
-            if any_race is None and ex.races:
+            if any_race is None and ex.races and (
+                    test.filter is None or _search_condition(test, combo, sc, index, ex, test.filter) is not None):
                 a, b = ex.races[0]
                 any_race = explain_race(ex, a, b) + ["  in the execution:"] + [
                     "    " + x for x in describe_rf(ex, ex.witness_rf())]
@@ -415,13 +433,10 @@ def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
                 continue
             terminating += 1
             if found_cond is None:
-                w = _search_condition(test, combo, sc, index, ex, want_sat)
+                w = _search_condition(test, combo, sc, index, ex, goal)
                 if w is not None:
                     found_cond = w
-    if test.quantifier == "exists":
-        holds = found_cond is not None
-    else:
-        holds = found_cond is None
+    holds = (found_cond is not None) if test.quantifier == "exists" else (found_cond is None)
     v = Verdict(test.path, test.name, holds, any_race is not None,
                 None if (hang is None and bounded) else hang is None, executions=executions,
                 unroll_bound=UNROLL_BOUND if bounded else None)
@@ -450,29 +465,53 @@ def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
     return v
 
 
+def _summary(test: HerdTest, p: Path) -> tuple[list[tuple[str, int]], set[tuple[str, int]]]:
+    reads = [(e.loc, e.read_value) for e in p.events if e.is_read and e.read_value is not None
+             and e.read_value != test.init_mem.get(e.loc, 0)]
+    writes = {(e.loc, e.write_value) for e in p.events if e.is_write}
+    return reads, writes
+
+
+def _values_possible(summaries) -> bool:
+    """Cheap filter: every value a path insists on reading must be written by some path."""
+    written = set()
+    for _, w in summaries:
+        written |= w
+    return all(r in written for reads, _ in summaries for r in reads)
+
+
 def _hang_text(test: HerdTest, combo: Combo, spinning: list[int], ex) -> list[str]:
     out = []
+    groups: dict[tuple, list[int]] = {}
     for tid, k in sorted(combo.blocked.items()):
         e = combo.paths[tid].events[k]
-        key_threads = [t.tid for t in test.threads if t.wg == test.threads[tid].wg]
-        arrived = sorted({p.tid for p in combo.paths for kk, ee in enumerate(p.events[:combo.cut[p.tid] + 1])
-                          if ee.kind is Kind.CBAR and ee.barrier == e.barrier and kk <= combo.cut[p.tid]})
-        need = e.quorum if e.quorum is not None else "every member"
-        missing = [t for t in key_threads if t not in arrived]
-        out.append(f"does not terminate: barrier `{e.describe()}` (line {e.line}) in P{tid} never completes: "
-                   f"{len(arrived)} arrival(s) from {', '.join(f'P{t}' for t in arrived)}, expected {need}"
-                   + (f"; missing arrivals from {', '.join(f'P{t}' for t in missing)}" if missing else
-                      "; no other thread can arrive"))
+        t = test.threads[tid]
+        groups.setdefault((t.qf, t.wg) + tuple(e.barrier), []).append(tid)
+    for key, tids in groups.items():
+        e = combo.paths[tids[0]].events[combo.blocked[tids[0]]]
+        wg_threads = [t.tid for t in test.threads if (t.qf, t.wg) == key[:2]]
+        missing = [t for t in wg_threads if t not in tids]
+        need = f"expects {e.quorum} arrivals" if e.quorum is not None else "expects every thread of the workgroup"
+        line = (f"does not terminate: barrier `{e.describe()}` (line {e.line}, workgroup {key[1]}) never "
+                f"completes: {need}, only {len(tids)} arrive ({', '.join(f'P{t}' for t in tids)})")
+        if e.quorum is not None:
+            line += f"; {e.quorum - len(tids)} arrival(s) missing"
+        if missing:
+            line += f"; P{', P'.join(map(str, missing))} never arrive"
+        else:
+            line += "; no other thread exists to arrive"
+        out.append(line)
     for tid in spinning:
         p = combo.paths[tid]
-        reads = ", ".join(p.events[k].describe() for k in p.final_reads)
-        out.append(f"does not terminate: P{tid} spins forever in the loop reading {reads} "
-                   f"(the final values never satisfy the exit condition)")
+        reads = ", ".join(f"`{p.events[k].describe()}`" for k in p.final_reads)
+        out.append(f"does not terminate: P{tid} can spin forever on {reads}: with the final values "
+                   f"of memory the loop's exit condition stays false")
     return out
 
 
-def _search_condition(test: HerdTest, combo: Combo, sc: Scenario, index, ex, want: bool):
-    """Find reads-from completions whose final state makes the condition evaluate to `want`."""
+def _search_condition(test: HerdTest, combo: Combo, sc: Scenario, index, ex, goal):
+    """Find reads-from completions (and final memory values) whose final state satisfies `goal`."""
+    want = True
     events = sc.events
     regmap = {}
     for p in combo.paths:
@@ -519,12 +558,12 @@ def _search_condition(test: HerdTest, combo: Combo, sc: Scenario, index, ex, wan
                     return events[x].read_value
                 return value_of(x, rf)
             if atom[0] == "mem":
-                raise NotSupported("final values of memory locations in litmus conditions")
+                return mem_final.get(test.location(atom[1]))
             return None
         return env
 
     def search(k: int, rf: dict[int, int]):
-        val = _eval(test.condition, env_for(rf))
+        val = _eval(goal, env_for(rf))
         if val is not None:
             if val == want:
                 full = dict(rf)
@@ -542,7 +581,32 @@ def _search_condition(test: HerdTest, combo: Combo, sc: Scenario, index, ex, wan
                 return got
         return None
 
-    rf = search(0, rf_fixed)
-    if rf is None:
-        return None
-    return describe_rf(ex, rf)
+    # final value of a location: the value of a write that can be last in coherence order
+    mem_locs = sorted({test.location(x) for x in _cond_locations(goal)})
+    cands = []
+    for loc in mem_locs:
+        ws = [i for i, e in enumerate(events) if e.is_write and e.loc == loc]
+        last = [i for i in ws if not ex.asmo[i]]
+        vals = sorted({events[i].write_value for i in last}) if ws else [test.init_mem.get(loc, 0)]
+        cands.append(vals)
+    mem_final: dict[str, object] = {}
+    for choice in product(*cands):
+        mem_final.clear()
+        mem_final.update(zip(mem_locs, choice, strict=True))
+        rf = search(0, rf_fixed)
+        if rf is not None:
+            text = describe_rf(ex, rf)
+            if mem_locs:
+                text.append("final memory: " + ", ".join(f"{k} = {v}" for k, v in mem_final.items()))
+            return text
+    return None
+
+
+def _cond_locations(c) -> set[str]:
+    if c[0] == "mem":
+        return {c[1]}
+    out: set[str] = set()
+    for x in c[1:]:
+        if isinstance(x, tuple):
+            out |= _cond_locations(x)
+    return out

@@ -81,11 +81,11 @@ class StaticModel:
         self.po_refl = R.refl(po)
 
         def same(level: Scope) -> R.Rel:
-            out = R.empty(n)
-            for i in ev:
-                key = events[i].instances.get(level)
-                out[i] = m(j for j in ev if events[j].instances.get(level) == key)
-            return out
+            groups: dict[object, int] = {}
+            keys = [events[i].instances.get(level) for i in ev]
+            for i, k in enumerate(keys):
+                groups[k] = groups.get(k, 0) | (1 << i)
+            return [groups[k] for k in keys]
 
         self.same = {lv: same(lv) for lv in (Scope.WAVEFRONT, Scope.WORKGROUP, Scope.CLUSTER,
                                                Scope.QUEUE_FAMILY, Scope.AGENT, Scope.SYSTEM)}
@@ -94,12 +94,16 @@ class StaticModel:
         self.sqf = self.same[Scope.QUEUE_FAMILY]
 
         # locations: sloc over memory accesses, sref (same reference)
-        self.sloc = [m(j for j in ev if events[i].is_read or events[i].is_write
-                       if (events[j].is_read or events[j].is_write) and events[j].loc == events[i].loc)
-                     if (events[i].is_read or events[i].is_write) else 0 for i in ev]
-        self.sref = [m(j for j in ev if (events[j].is_read or events[j].is_write)
-                       and (events[j].ref or events[j].loc) == (events[i].ref or events[i].loc))
-                     if (events[i].is_read or events[i].is_write) else 0 for i in ev]
+        acc = [e.is_read or e.is_write for e in events]
+        by_loc: dict[object, int] = {}
+        by_ref: dict[object, int] = {}
+        for i in ev:
+            if acc[i]:
+                by_loc[events[i].loc] = by_loc.get(events[i].loc, 0) | (1 << i)
+                rk = events[i].ref or events[i].loc
+                by_ref[rk] = by_ref.get(rk, 0) | (1 << i)
+        self.sloc = [by_loc[events[i].loc] if acc[i] else 0 for i in ev]
+        self.sref = [by_ref[events[i].ref or events[i].loc] if acc[i] else 0 for i in ev]
 
         # inscope: both in each other's scope instance (inclusive scopes)
         inscope = R.empty(n)
@@ -185,7 +189,6 @@ class Dynamic:
 
     def __init__(self, s: StaticModel, rf: dict[int, int], asmo: R.Rel, syncbar: R.Rel) -> None:
         self.s = s
-        n = s.n
         self.asmo = asmo
         rfr = s.rf_rel(rf)
         self.rf_atomic = rfr
@@ -291,18 +294,56 @@ class Dynamic:
             out[r] &= ~(1 << r)
         return out
 
+    def _loc_view(self, m: int):
+        """The location's events renumbered 0..k-1, with locord/asmo/shadow relations precomputed."""
+        cache = self.__dict__.setdefault("_views", {})
+        if m in cache:
+            return cache[m]
+        s = self.s
+        idx = list(R.bits(m))
+        pos = {g: k for k, g in enumerate(idx)}
+
+        def small(rel: R.Rel) -> list[int]:
+            out = []
+            for g in idx:
+                row = 0
+                for j in R.bits(rel[g] & m):
+                    row |= 1 << pos[j]
+                out.append(row)
+            return out
+
+        lo = small(self.locord)
+        asmo = small(self.asmo)
+        wmask = R.mask_of(pos[g] for g in idx if (s.W >> g) & 1)
+        lo_ww = [(row & wmask) if (wmask >> k) & 1 else 0 for k, row in enumerate(lo)]
+        wlo = [row if (wmask >> k) & 1 else 0 for k, row in enumerate(lo)]
+        two = R.compose(wlo, R.closure(wlo))
+        base = [a | b for a, b in zip(lo, asmo, strict=True)]
+        view = (idx, pos, lo, asmo, wmask, lo_ww, two, base)
+        cache[m] = view
+        return view
+
     def location_consistent(self, rf: dict[int, int], loc_mask: int) -> tuple[bool, str]:
         """Both consistency axioms restricted to one location (all four relations are per-location)."""
         s = self.s
-        rfr = s.rf_rel({r: w for r, w in rf.items() if (loc_mask >> r) & 1})
-        fr = self.fr(rf, loc_mask)
-        lo = R.restrict(self.locord, loc_mask, loc_mask)
-        g = R.union(lo, rfr, fr, R.restrict(self.asmo, loc_mask, loc_mask))
+        idx, pos, lo, asmo, wmask, lo_ww, two, base = self._loc_view(loc_mask)
+        g = list(base)
+        via = s.opt.fr_via_locord_rf
+        for r, w in rf.items():
+            if not (loc_mask >> r) & 1:
+                continue
+            pr = pos[r]
+            if w == INIT:
+                g[pr] |= wmask & ~(1 << pr)
+                continue
+            pw = pos[w]
+            g[pw] |= 1 << pr
+            fr = asmo[pw]
+            if not via or (lo[pw] >> pr) & 1:
+                fr |= lo_ww[pw]
+            g[pr] |= fr & ~(1 << pr)
+            if not (s.A >> r) & 1 and (two[pw] >> pr) & 1:
+                return False, "shadowed"
         if not R.is_acyclic(g):
             return False, "cycle"
-        wlo = R.restrict(lo, s.W)
-        two = R.compose(wlo, R.closure(wlo))
-        for r, w in rf.items():
-            if (loc_mask >> r) & 1 and w != INIT and not (s.A >> r) & 1 and (two[w] >> r) & 1:
-                return False, "shadowed"
         return True, ""

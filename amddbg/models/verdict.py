@@ -51,43 +51,49 @@ def describe_rf(ex: Execution, rf: dict[int, int]) -> list[str]:
     for r in sorted(rf):
         w = rf[r]
         src = "the initial value" if w == INIT else f"P{ev[w].thread}: {ev[w].describe()}"
-        val = ev[r].read_value
-        vs = f" = {val}" if val is not None else ""
+        if w == INIT:
+            val = ev[r].read_value if ev[r].read_value is not None else ex.scenario.init_value(ev[r].loc)
+        else:
+            val = ev[w].write_value
+        vs = f" {val}" if val is not None else ""
         out.append(f"P{ev[r].thread}: {ev[r].describe()} reads{vs} from {src}")
     return out
 
 
 def explain_race(ex: Execution, a: int, b: int) -> list[str]:
-    """Why a pair of accesses is unordered: name what locord would need."""
-    s = ex.static
+    """Why two conflicting accesses are not location-ordered: missing synchronization or missing chain."""
     d = ex.dyn
     ev = ex.scenario.events
     ea, eb = ev[a], ev[b]
-    if (d.hb[a] >> b) & 1 == 0 and (d.hb[b] >> a) & 1 == 0:
-        hbs = "they are not ordered by happens-before (no release/acquire synchronization or barrier links them)"
+    lines = [f"data race: P{ea.thread}: {ea.describe()}  <->  P{eb.thread}: {eb.describe()}"]
+    if not ((d.hb[a] >> b) & 1 or (d.hb[b] >> a) & 1):
+        lines.append("  not ordered by happens-before: no release/acquire pair (in scope, with matching "
+                     "storage-class semantics) or control barrier links them")
+        return lines
+    first, second = (a, b) if (d.hb[a] >> b) & 1 else (b, a)
+    x, y = ev[first], ev[second]
+    lines.append(f"  happens-before orders P{x.thread}: {x.describe()} first, but location order does not:")
+    if x.private or y.private:
+        who = x if x.private else y
+        lines.append(f"  `{who.describe()}` is private (no nonpriv/av/vis/atom), so it is outside inter-thread "
+                     "location order")
+    elif x.is_write:
+        avail = [name for name, rel in (("subgroup", d.avsg), ("workgroup", d.avwg), ("queue family", d.avqf),
+                                        ("shader/device", d.avsh)) if any(rel[k] for k in range(len(rel))
+                                                                          if (ex.static.avvisinc[first] >> k) & 1
+                                                                          or k == first)]
+        if not avail:
+            lines.append("  missing availability: no av operation (st.av, atomic write, release with semav "
+                         "and matching semsc, or avdevice) makes the write available")
+        else:
+            lines.append(f"  the write is made available to the {', '.join(avail)} instance domain(s) only")
+        if y.is_read:
+            lines.append("  missing visibility chain: the read needs ld.vis / an atomic read / an acquire with "
+                         "semvis from a domain that both threads share, ordered after the availability")
+        else:
+            lines.append("  missing availability chain to a domain instance shared with the second write")
     else:
-        hbs = "they are ordered by happens-before"
-    lines = [f"data race: P{ea.thread}: {ea.describe()}  <->  P{eb.thread}: {eb.describe()}", f"  {hbs}"]
-    if (d.hb[a] >> b) & 1 or (d.hb[b] >> a) & 1:
-        first, second = (a, b) if (d.hb[a] >> b) & 1 else (b, a)
-        w, o = ev[first], ev[second]
-        if w.private or o.private:
-            lines.append("  but a private (non-nonpriv) access does not take part in inter-thread location order")
-        elif w.is_write and (o.is_read or o.is_write):
-            avail = any((row >> 0) for row in ())
-            has_av = bool((d.avsg[first] | d.avwg[first] | d.avqf[first] | d.avsh[first]))
-            chain = "an availability operation for the write" if not has_av else None
-            if o.is_read and not o.is_write:
-                lines.append("  missing availability/visibility chain: the write must be made available "
-                             "(st.av / release with semav) to a domain that includes the reader, and the read "
-                             "made visible (ld.vis / acquire with semvis) from it, at a scope covering both")
-            else:
-                lines.append("  missing availability chain: the first write must be made available "
-                             "to a scope instance covering the second write")
-            if chain:
-                lines.append(f"  ({chain} is absent)")
-            del avail
-    _ = s
+        lines.append("  read-after-read/write-after-read ordering needs non-private accesses")
     return lines
 
 

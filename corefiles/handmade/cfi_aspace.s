@@ -34,7 +34,9 @@ func:
 	.cfi_def_cfa_offset 16                             ; still address space 6
 	.cfi_val_offset 66, -8                             ; s34 = CFA - 8 (value)
 	.cfi_rel_offset 67, 4
+	.cfi_offset 40, 8                                  ; s8: compact DW_CFA_offset (register < 64)
 	s_nop 0
+	.cfi_restore 40                                    ; compact DW_CFA_restore
 	.cfi_remember_state
 	.cfi_restore 65
 	.cfi_escape 0x06, 0x42                             ; DW_CFA_restore_extended s34

@@ -62,9 +62,9 @@ EXPRS: list[tuple[str, str]] = [
     # piece_end; deref_size 8; lit1; form_aspace_address            (generic pointer held in two VGPRs)
     ("fork_vgpr_pair_deref", "90 82 14 U03 34 1e U04 93 04 90 83 14 U03 34 1e U04 93 04 U0a 94 08 31 U02"),
     # --- plain DWARF 5 -----------------------------------------------------------------------------
-    ("dwarf5_arith", "34 35 1e 33 1c 12 22 08 f0 1a 31 24 33 25 27 9f"),
+    ("dwarf5_arith", "34 35 1e 33 1c 12 22 08 f0 1a 31 24 33 25 3f 27 9f"),
     ("dwarf5_signed", "11 79 32 1b 11 7d 19 22 9f"),
-    ("dwarf5_bra", "31 28 02 00 35 2f 01 00 36 9f"),
+    ("dwarf5_bra", "31 28 04 00 35 2f 01 00 36 9f"),
     ("dwarf5_stack", "31 32 33 17 14 15 02 13 16 1c 9f"),
     ("dwarf5_implicit_value", "9e 04 78 56 34 12"),
     ("dwarf5_bit_piece", "9e 02 cd ab 9d 04 04 9e 01 ff 9d 04 00"),

@@ -50,8 +50,16 @@ class Scenario:
     code_objects: list = field(default_factory=list)  # (uri, load_address, data)
 
 
-def build(arch: str, seed: int = 1, *, wave_size: int | None = None, waves_per_group: int = 2,
-          groups: int = 2, num_xcc: int = 1, code_object: bytes | None = None) -> Scenario:
+def build(
+    arch: str,
+    seed: int = 1,
+    *,
+    wave_size: int | None = None,
+    waves_per_group: int = 2,
+    groups: int = 2,
+    num_xcc: int = 1,
+    code_object: bytes | None = None,
+) -> Scenario:
     rnd = random.Random(seed)
     fam = family_for(arch)
     gfx9 = not fam.two_state_words
@@ -63,8 +71,9 @@ def build(arch: str, seed: int = 1, *, wave_size: int | None = None, waves_per_g
         uri = b.add_code_object(code_object, load_address=0x7000_0000_0000, load=False)
         sc.code_objects.append((uri, 0x7000_0000_0000, code_object))
     for qi in range(2):
-        q = b.add_queue(agent, queue_id=7 + qi, ring_packets=16, read_dispatch_id=14 if qi else 0,
-                        compute_tmpring_size=0)
+        q = b.add_queue(
+            agent, queue_id=7 + qi, ring_packets=16, read_dispatch_id=14 if qi else 0, compute_tmpring_size=0
+        )
         sc.queues.append((q.queue_id, 16 * 64))
         for di in range(2):
             entry = 0x7100_0000_0000 + 0x1000 * (qi * 2 + di)
@@ -116,15 +125,51 @@ def build(arch: str, seed: int = 1, *, wave_size: int | None = None, waves_per_g
                             reasons.add("address_error")
                     if trap_id:
                         reasons.add({1: "breakpoint", 2: "assert_trap", 3: "debug_trap"}.get(trap_id, "trap"))
-                    b.add_wave(d, workgroup=group, wave_in_group=wi, pc=pc, exec=exec_, status=status,
-                               trapsts=trapsts, mode=mode, sgprs=sg, vgprs=vg, accvgprs=acc,
-                               accvgpr_count=nacc if fam.has_accvgprs else None,
-                               lds=lds if wi == 0 else None, stopped=stopped, trap_id=trap_id, xcc=xcc,
-                               wave_size=lanes, hwregs=hw, se_id=rnd.randrange(2), scoreboard_id=rnd.randrange(64))
-                    sc.waves.append(ExpectedWave(
-                        q.queue_id, d.packet_id, grid, wg, d.packet["kernel_object"], entry, group, wi, pc,
-                        exec_, status, trapsts if fam.has_trapsts else None, mode,
-                        [r for r in STOP_REASON_ORDER if r in reasons], sg, vg, acc, lanes,
-                        (lds + bytes(-len(lds) % 512)) if lds else None, xcc))
+                    b.add_wave(
+                        d,
+                        workgroup=group,
+                        wave_in_group=wi,
+                        pc=pc,
+                        exec=exec_,
+                        status=status,
+                        trapsts=trapsts,
+                        mode=mode,
+                        sgprs=sg,
+                        vgprs=vg,
+                        accvgprs=acc,
+                        accvgpr_count=nacc if fam.has_accvgprs else None,
+                        lds=lds if wi == 0 else None,
+                        stopped=stopped,
+                        trap_id=trap_id,
+                        xcc=xcc,
+                        wave_size=lanes,
+                        hwregs=hw,
+                        se_id=rnd.randrange(2),
+                        scoreboard_id=rnd.randrange(64),
+                    )
+                    sc.waves.append(
+                        ExpectedWave(
+                            q.queue_id,
+                            d.packet_id,
+                            grid,
+                            wg,
+                            d.packet["kernel_object"],
+                            entry,
+                            group,
+                            wi,
+                            pc,
+                            exec_,
+                            status,
+                            trapsts if fam.has_trapsts else None,
+                            mode,
+                            [r for r in STOP_REASON_ORDER if r in reasons],
+                            sg,
+                            vg,
+                            acc,
+                            lanes,
+                            (lds + bytes(-len(lds) % 512)) if lds else None,
+                            xcc,
+                        )
+                    )
                     # every wave of the workgroup sees the LDS saved with its first wave
     return sc

@@ -51,8 +51,22 @@ def exercise(path: Path) -> None:
         return
     core_document(core, registers=True)
     for w in core.waves:
-        for attr in ("pc", "exec", "status", "trapsts", "mode", "stop_reason", "workgroup", "wave_in_group",
-                     "dispatch_id", "sgprs", "vgprs", "accvgprs", "shared_vgprs", "lds"):
+        for attr in (
+            "pc",
+            "exec",
+            "status",
+            "trapsts",
+            "mode",
+            "stop_reason",
+            "workgroup",
+            "wave_in_group",
+            "dispatch_id",
+            "sgprs",
+            "vgprs",
+            "accvgprs",
+            "shared_vgprs",
+            "lds",
+        ):
             try:
                 getattr(w, attr)
             except AmddbgError:

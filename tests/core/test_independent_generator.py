@@ -29,8 +29,9 @@ def generator(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx1100"])
 def test_reads_independently_generated_core(generator, arch, tmp_path):
     out = tmp_path / f"gpucore.{arch}"
-    expected = json.loads(subprocess.run([str(generator), str(out), arch], check=True, capture_output=True,
-                                         text=True).stdout)
+    expected = json.loads(
+        subprocess.run([str(generator), str(out), arch], check=True, capture_output=True, text=True).stdout
+    )
     core = open_core(out)
     assert core.layout == "split" and core.kfd_version == (1, 16)
     [agent] = core.agents

@@ -33,8 +33,10 @@ C_TYPES = {
     "link_map": "struct link_map",
     "elf_prstatus": "struct elf_prstatus",
 }
-C_FIELD = {("kfd_context_save_area_header", f): "wave_state." + f for f in
-           ("control_stack_offset", "control_stack_size", "wave_state_offset", "wave_state_size")}
+C_FIELD = {
+    ("kfd_context_save_area_header", f): "wave_state." + f
+    for f in ("control_stack_offset", "control_stack_size", "wave_state_offset", "wave_state_size")
+}
 
 
 def test_layouts_match_gcc(tmp_path):

@@ -245,9 +245,7 @@ class CoreBuilder:
             kd.setdefault("private_segment_fixed_size", private_segment_size)
             self.add_memory(kernel_object, KERNEL_DESCRIPTOR.pack(kd))
         if packet_id is None:
-            packet_id = (
-                queue.dispatches[-1].packet_id + 1 if queue.dispatches else (queue.read_dispatch_id or 0)
-            )
+            packet_id = queue.dispatches[-1].packet_id + 1 if queue.dispatches else (queue.read_dispatch_id or 0)
         dims = 3 if grid[2] > 1 else 2 if grid[1] > 1 else 1
         packet = {
             "header": HSA_PACKET_TYPE_KERNEL_DISPATCH | 1 << 8 | 2 << 9 | 2 << 11,
@@ -480,6 +478,12 @@ class CoreBuilder:
             agent_entry_size=self.entry_sizes[1],
             queue_entry_size=self.entry_sizes[2],
         )
+        spans = sorted((a, a + size) for a, _, size, _ in mem if size)
+        spans += sorted((a, a + size) for a, size in self._unavailable)
+        spans.sort()
+        for (a0, e0), (a1, _) in zip(spans, spans[1:], strict=False):
+            if a1 < e0:
+                raise ValueError(f"memory regions overlap: [{a0:#x}, {e0:#x}) and one starting at {a1:#x}")
         return note, mem
 
     def _layout_queue(self, q: QueueSpec) -> list:
@@ -490,11 +494,7 @@ class CoreBuilder:
             ring[slot : slot + 64] = DISPATCH_PACKET.pack(d.packet)
         out.append((q.ring_address, bytes(ring), len(ring), True))
         if q.dispatches:
-            rd = (
-                q.read_dispatch_id
-                if q.read_dispatch_id is not None
-                else min(d.packet_id for d in q.dispatches)
-            )
+            rd = q.read_dispatch_id if q.read_dispatch_id is not None else min(d.packet_id for d in q.dispatches)
             wr = max(d.packet_id for d in q.dispatches) + 1
         else:
             rd = wr = q.read_dispatch_id or 0
@@ -512,8 +512,10 @@ class CoreBuilder:
         num_xcc = max(1, q.agent.entry["num_xcc"])
         areas = [self._layout_csa(q.agent.family, [w for w in q.waves if w.xcc == x]) for x in range(num_xcc)]
         size = _align(max(len(a) for a in areas), PAGE)
-        q.ctx_save_area_size = size
-        q.ctx_save_address = self._alloc(size * num_xcc, host=False)
+        # keep addresses stable across writes (split then unified) unless the area has to grow
+        if not q.ctx_save_address or size > q.ctx_save_area_size:
+            q.ctx_save_address = self._alloc(size * num_xcc, host=False)
+            q.ctx_save_area_size = size
         for x, a in enumerate(areas):
             out.append((q.ctx_save_address + x * size, a, len(a), False))
         return out
@@ -544,9 +546,7 @@ class CoreBuilder:
                     words.extend(state)
                     last_state = state
                 words.append(
-                    fam.encode_wave(
-                        WaveWord(w.word.scoreboard_id, w.word.se_id, w.word.scratch_en, first, last)
-                    )
+                    fam.encode_wave(WaveWord(w.word.scoreboard_id, w.word.se_id, w.word.scratch_en, first, last))
                 )
                 records.append(self._record(fam, w, sizes, first, (lds or b"") if first else None))
         cs = struct.pack(f"<{len(words)}I", *words)
@@ -574,9 +574,7 @@ class CoreBuilder:
             rows(w.vgprs, s.vgprs, s.lanes),
             rows(w.accvgprs, s.accvgprs, s.lanes),
             rows(w.shared_vgprs, s.shared_vgprs, 32),
-            struct.pack(
-                f"<{s.sgprs}I", *([v & 0xFFFFFFFF for v in w.sgprs] + [0] * (s.sgprs - len(w.sgprs)))
-            ),
+            struct.pack(f"<{s.sgprs}I", *([v & 0xFFFFFFFF for v in w.sgprs] + [0] * (s.sgprs - len(w.sgprs)))),
             struct.pack("<16I", *w.hwregs),
             struct.pack("<16I", *w.ttmps),
         ]
@@ -601,9 +599,7 @@ class CoreBuilder:
         if host_path is not None:
             host = host or HostImage()
             hmem = [(a, d, s) for a, d, s, h in mem if h] + [(a, d, len(d)) for a, d in host.memory]
-            hsegs = [
-                OutSegment(a, d, s, s, load_flags("linux")) for a, d, s in sorted(hmem, key=lambda m: m[0])
-            ]
+            hsegs = [OutSegment(a, d, s, s, load_flags("linux")) for a, d, s in sorted(hmem, key=lambda m: m[0])]
             hsegs += [OutSegment(a, None, s, 0, load_flags("linux")) for a, d, s, h in mem if not h]
             hsegs.sort(key=lambda s: s.vaddr)
             write_core(host_path, style="linux", notes=self._host_notes(host), segments=hsegs)
@@ -635,9 +631,7 @@ def _elf_load_segments(data: bytes) -> list[tuple[int, bytes]]:
     phentsize, phnum = struct.unpack_from("<HH", data, 54)
     out = []
     for i in range(phnum):
-        p_type, _fl, off, vaddr, _pa, filesz, memsz, _al = struct.unpack_from(
-            "<IIQQQQQQ", data, phoff + i * phentsize
-        )
+        p_type, _fl, off, vaddr, _pa, filesz, memsz, _al = struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize)
         if p_type == 1 and memsz:
             out.append((vaddr, bytes(data[off : off + filesz]) + bytes(memsz - filesz)))
     return out

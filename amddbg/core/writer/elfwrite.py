@@ -106,9 +106,7 @@ def write_core(
         0,
     )
     phdrs = [
-        struct.pack(
-            "<IIQQQQQQ", PT_NOTE, 0 if rocr else PF_R, note_off, 0, 0, len(note_blob), 0, 2 if rocr else 4
-        )
+        struct.pack("<IIQQQQQQ", PT_NOTE, 0 if rocr else PF_R, note_off, 0, 0, len(note_blob), 0, 2 if rocr else 4)
     ]
     for s, o in zip(segments, placed, strict=True):
         phdrs.append(

@@ -5,6 +5,7 @@ augmentations, `DW_CFA_LLVM_def_aspace_cfa(_sf)`, and row computation. Unwinding
 
 from __future__ import annotations
 
+import mmap
 from pathlib import Path
 
 from amddbg.dwarf.cfi.parser import (
@@ -37,8 +38,8 @@ def frame_sections(source, *, name: str | None = None) -> list[FrameSection]:
         name = name or str(source)
         with open(source, "rb") as f:
             data = f.read()
-    elif isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
+    elif isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
+        data = source
     else:
         data = source.data
         name = name or str(getattr(source, "path", None) or getattr(source, "name", ""))

@@ -4,7 +4,7 @@ spaces, lanes). The evaluator asks a `Context` for registers and memory; it owns
 """
 
 from amddbg.dwarf.expr.aspace import AddressSpaceError, Apertures, convert_address, dwarf_aspace, xderef_map
-from amddbg.dwarf.expr.context import BaseContext, CallTarget, Context, StaticContext
+from amddbg.dwarf.expr.context import BaseContext, CallTarget, Context, StaticContext, TargetContext
 from amddbg.dwarf.expr.evaluator import (
     Evaluator,
     LaneResults,
@@ -39,8 +39,27 @@ __all__ = [
     "GENERIC_TYPE", "AddressSpaceError", "Apertures", "BaseContext", "BaseType", "CallTarget", "Composite",
     "Context", "Encoding", "EvaluationError", "Evaluator", "Implicit", "ImplicitPointer", "LanePC",
     "LaneResults", "LaneState", "Location", "Memory", "Op", "Part", "Register", "RegisterInfo", "Single",
-    "StaticContext", "Undefined", "UndefinedLocation", "Value", "active_mask", "convert_address", "decode",
+    "StaticContext", "TargetContext", "Undefined", "UndefinedLocation", "Value", "active_mask",
+    "convert_address", "decode",
     "dwarf_aspace", "dwarf_register", "encode", "encoding_for", "evaluate", "evaluate_lanes", "format_op",
     "format_ops", "lane_pcs", "read_bits", "read_bytes", "read_value", "register_info", "register_name",
-    "xderef_map",
+    "producer_options", "xderef_map",
 ]
+
+
+def producer_options(producer: str | None, augmentation: str | None = None) -> dict:
+    """Evaluator options for a CU: the vendor-op encoding, the xderef address-space numbering, and whether
+    `DW_OP_regx VGPRn` means the focused lane's dword (producers without the heterogeneous extension never
+    select a lane themselves: upstream clang emits the whole-wave register for a per-lane variable), and
+    whether `DW_OP_litN, DW_OP_swap, DW_OP_xderef` is upstream LLVM's address-space annotation (a location in
+    space N) rather than a DWARF dereference.
+
+    Pass as ``Evaluator(ctx, **producer_options(producer, augmentation))``.
+    """
+    upstream = not augmentation
+    return {
+        "encoding": encoding_for(producer, augmentation),
+        "xderef_spaces": xderef_map(producer),
+        "lane_slice_vector_registers": upstream,
+        "xderef_is_address_space": upstream,
+    }

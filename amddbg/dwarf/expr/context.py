@@ -210,3 +210,26 @@ class StaticContext(BaseContext):
         if 0 <= index < len(self._addresses):
             return self._addresses[index]
         return super().debug_addr(index)
+
+
+class TargetContext(BaseContext):
+    """Adapter from the target interfaces (`amddbg.target.Registers` / `Memory`) to the evaluator's Context.
+
+    Workgroup-scoped memory (LDS) needs the wave's workgroup; pass it once here.
+    """
+
+    def __init__(self, registers, memory, *, wave_size: int | None = None, apertures: Apertures | None = None,
+                 workgroup: tuple[int, int, int] | None = None) -> None:
+        self.registers = registers
+        self.memory = memory
+        self.wave_size = wave_size or getattr(registers, "wave_size", 64)
+        self.apertures = apertures or Apertures()
+        self.workgroup = workgroup
+
+    def read_register(self, number: int, *, lane: int | None = None) -> int:
+        return self.registers.read_register(number, lane=lane)
+
+    def read_memory(self, space: AddressSpace, address: int, size: int, *, lane: int | None = None) -> bytes:
+        if space is AddressSpace.LOCAL:
+            return self.memory.read(space, address, size, lane=lane, workgroup=self.workgroup)
+        return self.memory.read(space, address, size, lane=lane)

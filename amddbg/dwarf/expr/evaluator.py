@@ -60,10 +60,15 @@ _NOT_IN_CFI = frozenset({
 
 _MASK64 = (1 << 64) - 1
 _MAX_STEPS = 100_000
+_MAX_PARTS = 4096  # lanes or elements of one composite (a wave has at most 64 lanes)
 
 
 def _is_per_lane(space: AddressSpace) -> bool:
     return space in (AddressSpace.PRIVATE_LANE, AddressSpace.GENERIC)
+
+
+class _NotAffine(Exception):
+    """Symbolic evaluation met a lane dependence it cannot carry (evaluate lane by lane instead)."""
 
 
 @dataclass
@@ -94,6 +99,8 @@ class Evaluator:
         lane_slice_vector_registers: bool = False,
         cfi: bool = False,
         initial_stack: Iterable[Value | Location] = (),
+        symbolic_lane: bool = False,
+        xderef_is_address_space: bool = False,
     ) -> None:
         self.ctx = context
         self.encoding = Encoding(encoding)
@@ -105,6 +112,13 @@ class Evaluator:
         self.cfi = cfi
         self.stack: list[Value | Location] = list(initial_stack)
         self.lane_used = False  # set when the result depends on the focused lane
+        # Symbolic lane: push_lane pushes "1 * lane" and lane-affine offsets ride along in Value.lane /
+        # Single.lane_scale; anything else that depends on the lane raises _NotAffine.
+        self.symbolic = symbolic_lane
+        # Upstream LLVM writes "this address is in address space N" as `DW_OP_litN, DW_OP_swap, DW_OP_xderef`
+        # (the AMDGPU backend's DIExpression idiom): with this flag xderef forms the location without
+        # reading memory, and DW_OP_stack_value of such a location yields its address.
+        self.xderef_is_address_space = xderef_is_address_space
         self._steps = 0
 
     # ------------------------------------------------------------------ stack helpers
@@ -113,8 +127,11 @@ class Evaluator:
             raise EvaluationError("DWARF expression stack underflow")
         return self.stack.pop()
 
-    def _pop_value(self) -> Value:
-        return self._to_value(self._pop())
+    def _pop_value(self, affine_ok: bool = False) -> Value:
+        v = self._to_value(self._pop())
+        if v.lane and not affine_ok:
+            raise _NotAffine
+        return v
 
     def _pop_location(self) -> Location:
         return self._to_location(self._pop())
@@ -126,6 +143,11 @@ class Evaluator:
         # space with a byte-aligned offset is converted to a value of the generic type" (A.2.5.4.4.3)
         if len(entry.singles) == 1:
             s = entry.singles[0]
+            if s.lane_scale:
+                if (isinstance(s.storage, Memory) and s.storage.space is AddressSpace.GLOBAL
+                        and s.bit_offset % 8 == 0 and s.lane_scale % 8 == 0):
+                    return Value((s.bit_offset // 8) & _MASK64, GENERIC_TYPE, s.lane_scale // 8)
+                raise _NotAffine
             if (isinstance(s.storage, Memory) and s.storage.space is AddressSpace.GLOBAL
                     and s.bit_offset % 8 == 0):
                 return Value((s.bit_offset // 8) & _MASK64)
@@ -137,12 +159,16 @@ class Evaluator:
         # a generic-type value is an address in the default address space (DW_ASPACE_LLVM_none)
         if entry.type is not GENERIC_TYPE and entry.type.encoding != DW_ATE_address:
             raise EvaluationError(f"a value of type {entry.type.name or entry.type} is not an address")
+        if entry.lane:
+            return Location((Single(Memory(AddressSpace.GLOBAL), (entry.bits & _MASK64) * 8, entry.lane * 8),))
         return Location.memory(AddressSpace.GLOBAL, entry.bits & _MASK64)
 
     def _push_generic(self, v: int) -> None:
         self.stack.append(Value(v & _MASK64))
 
     def _need_lane(self, what: str) -> int:
+        if self.symbolic:
+            raise _NotAffine
         if self.lane is None:
             raise EvaluationError(f"{what} needs a lane (evaluate per lane)")
         self.lane_used = True
@@ -154,6 +180,9 @@ class Evaluator:
         if info is None:
             raise EvaluationError(f"DWARF register {number} is not an AMDGPU register")
         if self.lane_slice and info.is_vector:
+            if self.symbolic:
+                self.lane_used = True
+                return Location((Single(Register(number), 0, 32),))
             lane = self._need_lane(f"register {info.name} (per-lane slice)")
             return Location.register(number, 32 * lane)
         return Location.register(number)
@@ -218,7 +247,17 @@ class Evaluator:
         """The value the expression computes (for `DW_AT_LLVM_lane_pc` elements, CFI val_expression...)."""
         if not self.stack:
             raise EvaluationError("DWARF expression left no value")
-        return self._to_value(self.stack[-1])
+        top = self.stack[-1]
+        if isinstance(top, Value):
+            return top
+        try:
+            return self._to_value(top)  # a default-address-space memory location is its address
+        except EvaluationError:
+            pass
+        # A value result from a location: "retrieve the value ... as if DW_OP_deref" (e.g. a
+        # DW_CFA_val_expression ending with DW_OP_stack_value leaves an implicit location).
+        bits = self.address_size * 8
+        return Value(read_bits(self.ctx, self.result(), bits, lane=self.lane), GENERIC_TYPE)
 
     # ------------------------------------------------------------------ operations
     def _step(self, op: Op) -> int | None:  # noqa: C901 - one dispatch by design
@@ -281,11 +320,18 @@ class Evaluator:
             address = self._pop()
             space_value = self._pop_value()
             loc = self._form_aspace(address, space_value.bits, self.xderef_spaces, xderef=True)
-            self._deref(loc, name.replace("xderef", "deref"), a)
+            if self.xderef_is_address_space:
+                st.append(loc)
+            else:
+                self._deref(loc, name.replace("xderef", "deref"), a)
         elif name in _BINARY:
-            b = self._pop_value()
-            x = self._pop_value()
-            st.append(_BINARY[name](x, b))
+            affine = self.symbolic and name in ("DW_OP_plus", "DW_OP_minus", "DW_OP_mul")
+            b = self._pop_value(affine)
+            x = self._pop_value(affine)
+            if b.lane or x.lane:
+                st.append(_affine_binary(name, x, b))
+            else:
+                st.append(_BINARY[name](x, b))
         elif name in ("DW_OP_abs", "DW_OP_neg", "DW_OP_not"):
             x = self._pop_value()
             n = x.type.bits
@@ -298,8 +344,8 @@ class Evaluator:
                 r = abs(_signed_view(x))
             st.append(Value(r & mask, x.type))
         elif name == "DW_OP_plus_uconst":
-            x = self._pop_value()
-            st.append(Value((x.bits + a[0]) & ((1 << x.type.bits) - 1), x.type))
+            x = self._pop_value(self.symbolic)
+            st.append(Value((x.bits + a[0]) & ((1 << x.type.bits) - 1), x.type, x.lane))
         elif name == "DW_OP_skip":
             return a[0]
         elif name == "DW_OP_bra":
@@ -322,6 +368,16 @@ class Evaluator:
         elif name == "DW_OP_implicit_value":
             st.append(Location.implicit(a[0]))
         elif name == "DW_OP_stack_value":
+            top = st[-1] if st else None
+            if (self.xderef_is_address_space and isinstance(top, Location) and len(top.singles) == 1
+                    and isinstance(top.single.storage, Memory) and not top.single.lane_scale
+                    and top.single.bit_offset % 8 == 0):
+                st.pop()
+                bits = ADDRESS_BITS.get(top.single.storage.space, 64)
+                v = Value(top.single.bit_offset // 8, BaseType(bits // 8, DW_ATE_address, "<address>",
+                                                              top.single.storage.space))
+                st.append(Location.implicit(v.to_bytes()))
+                return None
             v = self._pop_value()
             st.append(Location.implicit(v.to_bytes()))
         elif name in ("DW_OP_implicit_pointer", "DW_OP_GNU_implicit_pointer"):
@@ -363,18 +419,22 @@ class Evaluator:
             address = self._pop()
             st.append(self._form_aspace(address, space_value.bits, DW_ASPACE))
         elif name == "DW_OP_LLVM_push_lane":
-            self._push_generic(self._need_lane("DW_OP_LLVM_push_lane"))
+            if self.symbolic:
+                self.lane_used = True
+                st.append(Value(0, GENERIC_TYPE, 1))
+            else:
+                self._push_generic(self._need_lane("DW_OP_LLVM_push_lane"))
         elif name == "DW_OP_LLVM_offset":
-            b = self._pop_value()
+            b = self._pop_value(self.symbolic)
             loc = self._pop_location()
-            st.append(loc.offset_bits(_signed_view(b) * 8))
+            st.append(loc.offset_affine(_signed_view(b) * 8, b.lane * 8))
         elif name == "DW_OP_LLVM_offset_uconst":
             loc = self._pop_location()
             st.append(loc.offset_bits(a[0] * 8))
         elif name == "DW_OP_LLVM_bit_offset":
-            b = self._pop_value()
+            b = self._pop_value(self.symbolic)
             loc = self._pop_location()
-            st.append(loc.offset_bits(_signed_view(b)))
+            st.append(loc.offset_affine(_signed_view(b), b.lane))
         elif name == "DW_OP_LLVM_call_frame_entry_reg":
             st.append(self.ctx.entry_register(a[0]))
         elif name == "DW_OP_LLVM_undefined":
@@ -396,12 +456,16 @@ class Evaluator:
             size, count = a
             if size == 0 or count == 0:
                 raise EvaluationError("DW_OP_LLVM_extend with a zero bit size or count")
+            if count > _MAX_PARTS:
+                raise EvaluationError(f"DW_OP_LLVM_extend count {count} is unreasonably large")
             loc = self._pop_location()
             st.append(Location((Single(Composite((Part(loc, size),) * count, True), 0),)))
         elif name == "DW_OP_LLVM_select_bit_piece":
             size, count = a
             if size == 0 or count == 0:
                 raise EvaluationError("DW_OP_LLVM_select_bit_piece with a zero bit size or count")
+            if count > _MAX_PARTS:
+                raise EvaluationError(f"DW_OP_LLVM_select_bit_piece count {count} is unreasonably large")
             mask = self._pop_value()
             one = self._pop_location()
             zero = self._pop_location()
@@ -447,15 +511,21 @@ class Evaluator:
                         return address
                 return self._memory(space, s.bit_offset // 8)
         v = self._to_value(address)
+        if v.lane:
+            if _is_per_lane(space):
+                raise _NotAffine
+            return Location((Single(Memory(space), (v.bits & ((1 << ADDRESS_BITS.get(space, 64)) - 1)) * 8,
+                                    v.lane * 8),))
         return self._memory(space, v.bits)
 
     def _deref(self, loc: Location, name: str, a: tuple) -> None:
+        if loc.is_affine:
+            raise _NotAffine
         if name == "DW_OP_deref":
             size, t = self.address_size, GENERIC_TYPE
         elif name == "DW_OP_deref_size":
-            size, t = a[0], GENERIC_TYPE
-            if size > self.address_size:
-                raise EvaluationError("DW_OP_deref_size larger than the address size")
+            # EXT: "TS is the smaller of the generic type bit size and S scaled by 8"
+            size, t = min(a[0], self.address_size), GENERIC_TYPE
         else:
             t = GENERIC_TYPE if a[1] == 0 else self.ctx.base_type(a[1])
             size = a[0]
@@ -463,6 +533,8 @@ class Evaluator:
         self.stack.append(Value(raw, t))
 
     def _mark_lane(self) -> None:
+        if self.symbolic:
+            raise _NotAffine
         self.lane_used = True
 
     def _piece(self, size_bits: int, bit_offset: int) -> None:
@@ -502,6 +574,8 @@ class Evaluator:
             if t_space in (AddressSpace.PRIVATE_LANE, AddressSpace.PRIVATE_WAVE) or (
                 s_space is AddressSpace.PRIVATE_LANE
             ):
+                if self.symbolic:
+                    raise _NotAffine
                 if lane is not None:
                     self.lane_used = True
             v = convert_address(x.bits, s_space, t_space, apertures=self.ctx.apertures, lane=lane,
@@ -516,6 +590,19 @@ class Evaluator:
                 return Value(int.from_bytes(struct.pack(fmt, float(num)), "little"), t)
             return Value(int(num) & ((1 << t.bits) - 1), t)
         return Value(x.as_int() & ((1 << t.bits) - 1), t)
+
+
+def _affine_binary(name: str, x: Value, y: Value) -> Value:
+    if x.type is not GENERIC_TYPE or y.type is not GENERIC_TYPE:
+        raise _NotAffine
+    if name == "DW_OP_plus":
+        return Value((x.bits + y.bits) & _MASK64, GENERIC_TYPE, x.lane + y.lane)
+    if name == "DW_OP_minus":
+        return Value((x.bits - y.bits) & _MASK64, GENERIC_TYPE, x.lane - y.lane)
+    if x.lane and y.lane:
+        raise _NotAffine
+    k, v = (Value(y.bits).signed(), x) if x.lane else (Value(x.bits).signed(), y)
+    return Value((v.bits * k) & _MASK64, GENERIC_TYPE, v.lane * k)
 
 
 def _as_number(x: Value) -> float | int:
@@ -611,6 +698,8 @@ def read_bits(ctx: Context, loc: Location, nbits: int, *, lane: int | None = Non
     if not loc.singles:
         raise UndefinedLocation("the location is undefined")
     s = loc.singles[0]
+    if s.lane_scale:
+        raise EvaluationError("the location depends on the lane: take Location.at_lane(lane) first")
     return _read_storage(ctx, s.storage, s.bit_offset, nbits, lane, on_lane)
 
 
@@ -704,10 +793,18 @@ class LaneResults:
 
 def evaluate_lanes(expression: bytes | Sequence[Op], context: Context, lanes: Iterable[int],
                    **options) -> LaneResults:
-    """Evaluate for each lane in `lanes`, once if the evaluation never consulted the lane.
+    """Evaluate for each lane in `lanes` as cheaply as the expression allows.
+
+    1. One symbolic evaluation: `push_lane` and the per-lane slice of a vector register are carried as
+       "base + k * lane" (values, then bit offsets of locations). If that succeeds, a lane-independent
+       result is shared by every lane and a lane-affine one is instantiated per lane (no re-evaluation):
+       this covers the shapes compilers emit (regx of a VGPR, push_lane * 4 offsets, fbreg, bregx of SGPRs).
+    2. Otherwise (a lane-dependent value is dereferenced, compared, branched on...) one evaluation per lane.
 
     Errors are per lane (a lane whose location is unavailable does not hide the others).
     """
+    from amddbg.errors import AmddbgError
+
     lanes = list(lanes)
     if not lanes:
         return LaneResults({}, True, 0)
@@ -715,26 +812,26 @@ def evaluate_lanes(expression: bytes | Sequence[Op], context: Context, lanes: It
     if isinstance(expression, (bytes, bytearray, memoryview)):
         ops = decode(bytes(expression), encoding=options.get("encoding", Encoding.LLVM_USER),
                      address_size=options.get("address_size", 8), offset_size=options.get("offset_size", 4))
-    first = lanes[0]
-    ev = Evaluator(context, lane=first, **options)
+    options = {k: v for k, v in options.items() if k not in ("lane", "symbolic_lane")}
+    ev = Evaluator(context, lane=None, symbolic_lane=True, **options)
     try:
-        loc: Location | Exception = ev.run(ops).result()
-    except (EvaluationError, NotSupported, AddressSpaceError) as exc:
-        loc = exc
-    except Exception as exc:  # Unavailable and friends
-        from amddbg.errors import AmddbgError
-        if not isinstance(exc, AmddbgError):
-            raise
-        loc = exc
-    if not ev.lane_used:
-        return LaneResults({ln: loc for ln in lanes}, True, 1)
-    out = {first: loc}
-    for ln in lanes[1:]:
+        loc = ev.run(ops).result()
+    except (_NotAffine, AmddbgError):
+        loc = None
+    if loc is not None:
+        if not loc.is_affine:
+            return LaneResults({ln: loc for ln in lanes}, True, 1)
+        out: dict[int, Location | Exception] = {}
+        for ln in lanes:
+            try:
+                out[ln] = loc.at_lane(ln)
+            except AmddbgError as exc:
+                out[ln] = exc
+        return LaneResults(out, False, 1)
+    out = {}
+    for ln in lanes:
         try:
             out[ln] = Evaluator(context, lane=ln, **options).run(ops).result()
-        except Exception as exc:
-            from amddbg.errors import AmddbgError
-            if not isinstance(exc, AmddbgError):
-                raise
+        except AmddbgError as exc:
             out[ln] = exc
     return LaneResults(out, False, len(lanes))

@@ -58,6 +58,7 @@ class Value:
 
     bits: int
     type: BaseType = GENERIC_TYPE
+    lane: int = 0  # symbolic evaluation: the value is bits + lane * <focused lane> (see evaluate_lanes)
 
     @property
     def is_generic(self) -> bool:
@@ -149,6 +150,7 @@ Storage = Memory | Register | Implicit | ImplicitPointer | Undefined | Composite
 class Single:
     storage: Storage
     bit_offset: int = 0
+    lane_scale: int = 0  # symbolic evaluation: the offset is bit_offset + lane_scale * <lane>
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +200,42 @@ class Location:
             raise EvaluationError(f"location is not a byte-aligned memory location ({self})")
         return s.storage.space, s.bit_offset // 8
 
+    @property
+    def is_affine(self) -> bool:
+        """Whether the location still depends on the lane symbolically (see `at_lane`)."""
+        for s in self.singles:
+            if s.lane_scale:
+                return True
+            if isinstance(s.storage, Composite) and any(p.location.is_affine for p in s.storage.parts):
+                return True
+        return False
+
+    def at_lane(self, lane: int) -> Location:
+        """The concrete location for one lane of a symbolically evaluated (lane-affine) location."""
+        out = []
+        for s in self.singles:
+            st = s.storage
+            if isinstance(st, Composite) and any(p.location.is_affine for p in st.parts):
+                st = Composite(tuple(Part(p.location.at_lane(lane), p.bits) for p in st.parts), st.complete)
+            off = s.bit_offset + s.lane_scale * lane
+            if s.lane_scale and not isinstance(st, Undefined) and (off < 0 or off >= st.size_bits):
+                # the same rule as DW_OP_LLVM_offset: outside the storage is an evaluation error
+                raise EvaluationError(f"offset moves lane {lane}'s location outside its storage")
+            out.append(Single(st, off))
+        return Location(tuple(out))
+
+    def offset_affine(self, delta: int, lane_delta: int) -> Location:
+        """Add `delta + lane_delta * lane` bits to every SL (symbolic evaluation)."""
+        if not lane_delta:
+            return self.offset_bits(delta)
+        out = []
+        for s in self.singles:
+            if isinstance(s.storage, Undefined):
+                out.append(s)
+            else:
+                out.append(Single(s.storage, s.bit_offset + delta, s.lane_scale + lane_delta))
+        return Location(tuple(out))
+
     def offset_bits(self, delta: int) -> Location:
         """`DW_OP_LLVM_bit_offset`: add `delta` to every SL's bit offset.
 
@@ -211,9 +249,9 @@ class Location:
                 continue
             nb = s.bit_offset + delta
             size = s.storage.size_bits
-            if nb < 0 or nb >= size:
+            if not s.lane_scale and (nb < 0 or nb >= size):
                 raise EvaluationError(f"offset moves a location outside its storage (bit {nb} of {size})")
-            out.append(Single(s.storage, nb))
+            out.append(Single(s.storage, nb, s.lane_scale))
         return Location(tuple(out))
 
     def __str__(self) -> str:

@@ -8,6 +8,8 @@ with the wave size folded in) and spells out vendor ops without the ``DW_OP_LLVM
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from amddbg.dwarf.expr.ops import REGISTER_OPERAND_OPS, Encoding, Op, decode
 from amddbg.dwarf.expr.regs import register_info
 
@@ -103,4 +105,9 @@ def _operand(name: str, index: int, value) -> str:
 
 
 def format_ops(ops: list[Op], *, style: str = "llvm", encoding: Encoding = Encoding.LLVM_USER) -> str:
+    return _format_cached(tuple(ops), style, encoding)
+
+
+@lru_cache(maxsize=1 << 16)
+def _format_cached(ops: tuple[Op, ...], style: str, encoding: Encoding) -> str:
     return ", ".join(format_op(op, style=style, encoding=encoding) for op in ops)

@@ -36,10 +36,16 @@ def words(*ws: int) -> bytes:
 
 def run_mc(cpu: str, probes: list[bytes]) -> list[tuple[str, bytes] | None]:
     """Disassemble each probe; return (text, encoding bytes) of its first instruction or None."""
+    # Each probe is followed by `s_nop 0` (absorbs a stray 64-bit decode of a rejected probe's tail)
+    # and a numbered marker `s_nop 0x8000+i` that closes the probe's group.
     lines = []
-    for p in probes:
+    markers = set()
+    for i, p in enumerate(probes):
         lines.append(" ".join(f"0x{b:02x}" for b in p))
         lines.append(" ".join(f"0x{b:02x}" for b in SENTINEL))
+        mk = struct.pack("<I", 0xBF808000 | (i & 0x7FFF))
+        markers.add(mk)
+        lines.append(" ".join(f"0x{b:02x}" for b in mk))
     out = subprocess.run(
         ["llvm-mc-22", "--disassemble", "-show-encoding", "-triple=amdgcn-amd-amdhsa", f"-mcpu={cpu}"],
         input="\n".join(lines) + "\n",
@@ -50,11 +56,16 @@ def run_mc(cpu: str, probes: list[bytes]) -> list[tuple[str, bytes] | None]:
     for line in out.splitlines():
         if ";" not in line:
             continue
-        text, _, enc = line.partition("; encoding: ")
+        text, _, enc = line.rpartition("; encoding: ")
         text = re.sub(r"/\*.*?\*/", "", text).strip()
-        raw = bytes(int(x, 16) for x in enc.strip().strip("[]").split(",") if x)
-        if raw == SENTINEL and text == "s_nop 0":
+        try:
+            raw = bytes(int(x, 16) for x in enc.strip().strip("[]").split(",") if x)
+        except ValueError:
+            continue
+        if raw in markers:
             groups.append([])
+        elif raw == SENTINEL:
+            continue
         else:
             groups[-1].append((text, raw))
     result: list[tuple[str, bytes] | None] = []
@@ -232,19 +243,31 @@ def derive(cpu: str) -> dict:
     lit = {"0x87654321": "lit", "0x4321": "lit", "0xffffffff87654321": "lit"}
     vop_var = {"lit": (0x1FF, 255, 0, 0), "inl": (0x1FF, 248, 0, 0),
                "sdwa": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 6 << 24),
-               "dpp": (0x1FF, 0xFA, F0, 20 | 0xE4 << 8 | 0xFF << 24)}
+               "dpp": (0x1FF, 0xFA, F0, 20 | 0xE4 << 8 | 0xFF << 24),
+               "dppm": (0x1FF, 0xFA, F0, 20 | 0xE4 << 8 | 0xF << 20 | 0xFF << 24),
+               "sdwan": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 6 << 24 | 3 << 20),
+               "sdwas": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 6 << 24 | 1 << 19)}
     t["VOP2"] = probe_family(cpu, "VOP2", range(0x3E),
                              lambda op: words(op << 25 | 10 << 17 | 40 << 9 | (V + 20), LIT), vf, lit, vop_var)
     t["VOP1"] = probe_family(cpu, "VOP1", range(256),
-                             lambda op: words(0x7E000000 | 10 << 17 | op << 9 | (V + 20), LIT), vf, lit, vop_var,
+                             lambda op: words(0x7E000000 | 10 << 17 | op << 9 | (V + 20), LIT), vf, lit,
+                             {**vop_var, "sdwa": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16),
+                              "dppm": (0x1FF, 0xFA, F0, 20 | 0xE4 << 8 | 0x3 << 20 | 0xFF << 24),
+                              "sdwan": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 3 << 20),
+                              "sdwas": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 1 << 19),
+                              "sdwac": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 1 << 13 | 1 << 14)},
                              [(0x1FE0000, 0, 0, 0), (0x1FF, 0, 0, 0), (0x1FE01FF, 0, 0, 0)])
     t["VOPC"] = probe_family(cpu, "VOPC", range(256),
                              lambda op: words(0x7C000000 | op << 17 | 40 << 9 | (V + 20), LIT), vf, lit,
-                             {**vop_var, "sdwa": (0x1FF, 0xF9, F0, 20 | 30 << 8 | 1 << 15 | 6 << 16 | 6 << 24)})
+                             {**vop_var, "sdwa": (0x1FF, 0xF9, F0, 20 | 30 << 8 | 1 << 15 | 6 << 16 | 6 << 24),
+                              "sdwan": (0x1FF, 0xF9, F0, 20 | 30 << 8 | 1 << 15 | 6 << 16 | 6 << 24 | 3 << 20),
+                              "sdwas": (0x1FF, 0xF9, F0, 20 | 30 << 8 | 1 << 15 | 6 << 16 | 6 << 24 | 1 << 19)})
     src3 = (V + 20) | (V + 40) << 9 | (V + 60) << 18
     s2, s1, s0 = 0x1FF << 18, 0x1FF << 9, 0x1FF
     t["VOP3"] = probe_family(cpu, "VOP3", range(1024), lambda op: words(0xD0000000 | op << 16 | 10, src3), vf, None,
                              {"mods": (0, 1 << 15 | 7 << 8, 0, 1 << 27 | 7 << 29),
+                              "neg": (0, 0, 0, 1 << 29), "abs": (0, 1 << 8, 0, 0), "clamp": (0, 1 << 15, 0, 0),
+                              "omod": (0, 0, 0, 1 << 27),
                               "opsel": (0, 15 << 11, 0, 0),
                               "sdst": (0x7F00, 30 << 8, 0, 0),
                               "inl": (0, 0, 0x7FFFFFF, 248 | 242 << 9 | 240 << 18)},

@@ -15,10 +15,17 @@ bytes (compiled code repeats the same words a lot), so the per-address work is b
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
-from amddbg.isa.common import hex_imm, inline_text, literal_text, reg_range, unknown_instruction
+from amddbg.isa.common import (
+    fast_constructor,
+    hex_imm,
+    inline_text,
+    literal_text,
+    reg_range,
+    unknown_instruction,
+)
 from amddbg.isa.model import Instruction, MemoryInfo, MemorySpace, Operand, OperandKind
 
 TABLES = Path(__file__).with_name("tables")
@@ -47,7 +54,8 @@ def generation_of(processor: str) -> str:
 class Entry:
     """One opcode of one encoding: mnemonic and operand template."""
 
-    __slots__ = ("mnemonic", "tmpl", "raw", "lit16", "kinds", "fields", "policy")
+    __slots__ = ("mnemonic", "tmpl", "raw", "lit16", "kinds", "fields", "policy", "neg", "abs", "clamp", "omod",
+                 "dpp_neg", "dpp_abs", "sdwa_negabs", "sdwa_sext", "sdwa_clamp", "sdwa_omod")
 
     def __init__(self, raw: dict):
         self.raw = raw
@@ -68,7 +76,22 @@ class Entry:
             txt = raw.get(key)
             if txt:
                 words.update(w for w in txt.split(" ")[1:] if w in _POLICY_WORDS)
-        self.policy = frozenset(words)
+        self.policy = frozenset(words) if any(k in raw for k in ("pg", "ps")) else None
+
+        def has(key: str, needle: str) -> bool:
+            txt = raw.get(key)
+            return isinstance(txt, str) and needle in txt.partition(" ")[2]
+
+        self.neg = has("neg", "-") or has("mods", "-")
+        self.abs = has("abs", "|") or has("mods", "|")
+        self.clamp = has("clamp", "clamp") or has("mods", "clamp") or has("acc", "clamp")
+        self.omod = has("omod", "mul:2") or has("mods", "mul:")
+        self.dpp_neg = has("dppm", "-")
+        self.dpp_abs = has("dppm", "|")
+        self.sdwa_negabs = has("sdwan", "|")
+        self.sdwa_sext = has("sdwas", "sext(")
+        self.sdwa_clamp = raw.get("sdwac") is None or has("sdwac", "clamp")
+        self.sdwa_omod = raw.get("sdwac") is None or has("sdwac", "mul:")
         lit = raw.get("lit")
         self.lit16 = bool(lit and "0x4321" in lit and "0x87654321" not in lit)
 
@@ -76,7 +99,7 @@ class Entry:
 _POLICY_WORDS = {"glc", "slc", "scc", "sc0", "sc1", "nt"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_tables(gen: str) -> dict[str, dict]:
     raw = json.loads((TABLES / f"{gen}.json").read_text())
     out: dict[str, dict] = {}
@@ -115,9 +138,15 @@ _SPECIAL_1 = {102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_l
 _SPECIAL_2 = {102: "flat_scratch", 104: "xnack_mask", 106: "vcc", 126: "exec"}
 _SPECIAL8_1 = {**_SPECIAL_1, 108: "tba_lo", 109: "tba_hi", 110: "tma_lo", 111: "tma_hi"}
 _SPECIAL8_2 = {**_SPECIAL_2, 108: "tba", 110: "tma"}
-_SRC_SPECIAL = {235: "src_shared_base", 236: "src_shared_limit", 237: "src_private_base",
-                238: "src_private_limit", 239: "src_pops_exiting_wave_id", 251: "src_vccz", 252: "src_execz",
-                253: "src_scc", 254: "src_lds_direct"}
+_SRC_SPECIAL = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi", 235: "src_shared_base",
+                236: "src_shared_limit", 237: "src_private_base", 238: "src_private_limit",
+                239: "src_pops_exiting_wave_id", 251: "src_vccz", 252: "src_execz", 253: "src_scc",
+                254: "src_lds_direct"}
+
+
+_REG_CACHE: dict[tuple, Operand] = {}
+_SRC_CACHE: dict[tuple, Operand] = {}
+_REG_KIND = {"v": OperandKind.VGPR, "a": OperandKind.AGPR, "s": OperandKind.SGPR}
 
 
 def _kind_of(text: str) -> OperandKind:
@@ -140,38 +169,62 @@ def _kind_of(text: str) -> OperandKind:
 class Ctx:
     """Per-instruction formatting state: operand records and flags gathered while printing."""
 
-    __slots__ = ("gen", "operands", "literal", "lit_used")
+    __slots__ = ("gen", "operands", "literal", "lit_used", "scalar")
 
-    def __init__(self, gen: str, literal: int | None):
+    def __init__(self, gen: str, literal: int | None, scalar: bool = False):
+        self.scalar = scalar
         self.gen = gen
         self.operands: list[Operand] = []
         self.literal = literal
         self.lit_used = False
 
     def reg(self, prefix: str, first: int, count: int, dest: bool, mods: tuple[str, ...] = ()) -> str:
-        text = reg_range(prefix, first, count)
-        kind = {"v": OperandKind.VGPR, "a": OperandKind.AGPR, "s": OperandKind.SGPR}[prefix]
-        self.operands.append(Operand(kind, text, first, count, None, dest, mods))
-        return text
+        key = (prefix, first, count, dest)
+        op = _REG_CACHE.get(key) if not mods else None
+        if op is None:
+            op = _make_operand(_REG_KIND[prefix], reg_range(prefix, first, count), first, count, None, dest, mods)
+            if not mods:
+                _REG_CACHE[key] = op
+        self.operands.append(op)
+        return op.text
 
     def src(self, code: int, width: int, style: str = "f32", dest: bool = False, lit16: bool = False,
             vprefix: str = "v") -> str:
         """A 9-bit source operand."""
         if code >= 256:
             return self.reg(vprefix, code - 256, width, dest)
+        if code != 255:
+            # operands are immutable and depend only on these: share them between instructions
+            key = (self.gen, code, width, style, dest)
+            op = _SRC_CACHE.get(key)
+            if op is None:
+                n = len(self.operands)
+                self._src_uncached(code, width, style, dest, lit16, vprefix)
+                op = _SRC_CACHE[key] = self.operands[n]
+            else:
+                self.operands.append(op)
+            return op.text
+        return self._src_uncached(code, width, style, dest, lit16, vprefix)
+
+    def _src_uncached(self, code: int, width: int, style: str, dest: bool, lit16: bool, vprefix: str) -> str:
         if code < 128:
             text = sreg_text(code, width, self.gen)
             if text is None:
                 text = f"s{code}"  # reserved code; LLVM prints an error marker here
             kind = _kind_of(text)
-            self.operands.append(Operand(kind, text, code if kind is OperandKind.SGPR else None, width, None,
-                                         dest))
+            self.operands.append(_make_operand(kind, text, code if kind is OperandKind.SGPR else None, width,
+                                               None, dest, ()))
             return text
         if code == 255:
             lit = self.literal or 0
             self.lit_used = True
             text = literal_text(lit, 16 if lit16 else 32)
-            if _inlinable(lit, style, lit16, width):
+            if lit16:
+                if _inlinable(lit, style, True, 1):
+                    low = lit & 0xFFFF
+                    full = (low - 0x10000 if low & 0x8000 else low) & 0xFFFFFFFF if lit >> 16 == 0 else lit
+                    text = f"lit({literal_text(full)})"
+            elif _inlinable(lit, style, False, width, self.scalar):
                 text = f"lit({text})"
             self.operands.append(Operand(OperandKind.LITERAL, text, None, 1, lit))
             return text
@@ -182,7 +235,7 @@ class Ctx:
                 val = int(text, 0)
             except ValueError:
                 val = float(text)
-            self.operands.append(Operand(OperandKind.INLINE, text, None, 1, val))
+            self.operands.append(_make_operand(OperandKind.INLINE, text, None, 1, val, False, ()))
             return text
         text = _SRC_SPECIAL.get(code, f"src_{code}")
         self.operands.append(Operand(OperandKind.SPECIAL, text, None, width, None, dest))
@@ -202,14 +255,18 @@ _INLINE_F64_HI = {0x3FE00000, 0xBFE00000, 0x3FF00000, 0xBFF00000, 0x40000000, 0x
 _INLINE_F16_BITS = {0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118}
 
 
-def _inlinable(lit: int, style: str, lit16: bool, width: int) -> bool:
+def _inlinable(lit: int, style: str, lit16: bool, width: int, scalar: bool = False) -> bool:
     """Would LLVM have encoded this literal as an inline constant? Then it prints `lit(...)`."""
     if lit16:
         v = lit & 0xFFFF
         sv = v - 0x10000 if v & 0x8000 else v
         return -16 <= sv <= 64 or v in _INLINE_F16_BITS
-    if width == 2 and style == "f64":
-        return lit in _INLINE_F64_HI or lit == 0
+    if width == 2:
+        if scalar or style == "i64":
+            return lit <= 64 or lit in _INLINE_F64_HI
+        if style == "f64":
+            return lit in _INLINE_F64_HI or lit == 0
+        return lit <= 64
     sv = lit - 0x100000000 if lit & 0x80000000 else lit
     if -16 <= sv <= 64:
         return True
@@ -256,7 +313,8 @@ def dpp_ctrl_text(ctrl: int, gen: str) -> str | None:
 class Proto:
     """Everything about an instruction that depends only on its bytes (cached per byte string)."""
 
-    __slots__ = ("size", "mnemonic", "encoding", "operands", "text", "flags", "memory", "waitcnt", "simm")
+    __slots__ = ("size", "mnemonic", "encoding", "operands", "text", "flags", "memory", "waitcnt", "simm",
+                 "setters")
 
     def __init__(self, size, mnemonic, encoding, operands, text, flags, memory=None, waitcnt=None, simm=None):
         self.size = size
@@ -268,6 +326,21 @@ class Proto:
         self.memory = memory
         self.waitcnt = waitcnt
         self.simm = simm  # signed branch offset in dwords for direct branches
+        self.setters = None  # slot setters for the address-independent fields (built on first use)
+
+
+# `Instruction` and `Operand` are frozen slotted dataclasses whose generated __init__ is slow; decoding a
+# 14 MB object builds millions of them, so build them through `fast_constructor` (same records).
+_make_instruction = fast_constructor(Instruction)
+_make_operand = fast_constructor(Operand)
+
+
+def _fields_for(p: Proto) -> tuple:
+    """The address-independent field values of `p`, in `Instruction` order after address."""
+    f = p.flags
+    return (p.size, p.mnemonic, p.encoding, p.operands, p.text, f.get("branch", False), f.get("cond", False),
+            f.get("call", False), f.get("ret", False), f.get("barrier", False), p.waitcnt is not None,
+            f.get("endpgm", False), f.get("rexec", False), f.get("wexec", False), p.memory, p.waitcnt)
 
 
 class Decoder:
@@ -279,6 +352,11 @@ class Decoder:
         self.t = load_tables(self.gen)
         self.is940 = self.gen in ("gfx940", "gfx950")
         self.has_acc = self.gen in ("gfx90a", "gfx940", "gfx950")
+        # Which encodings use the AGPR ("acc") bit, and MUBUF's bit 55 (acc on gfx90a+, tfe before)
+        self.acc_enc = {enc: any(isinstance(e.raw.get("acc"), str) and " a" in e.raw["acc"]
+                                 for e in self.t.get(enc, {}).values())
+                        for enc in ("DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF")}
+        self.acc_enc["MTBUF"] = self.acc_enc["MUBUF"]
         self._cache4: dict[bytes, Proto] = {}
         self._cache8: dict[bytes, Proto] = {}
 
@@ -315,43 +393,64 @@ class Decoder:
 
     def decode_all(self, data: bytes, address: int = 0) -> list[Instruction]:
         """Decode `data` (loaded at `address`) linearly from its start to its end."""
-        out = []
-        off = 0
+        if not isinstance(data, bytes):
+            data = bytes(data)
+        out: list[Instruction] = []
+        append = out.append
+        c4, c8 = self._cache4, self._cache8
+        mat = self._materialise
         n = len(data)
-        decode = self.decode
+        off = 0
         while off < n:
-            ins = decode(data, off, address + off)
-            out.append(ins)
-            off += ins.size or 4
+            p = c4.get(data[off : off + 4])
+            if p is None:
+                p = c8.get(data[off : off + 8])
+                if p is None or off + p.size > n:
+                    ins = self.decode(data, off, address + off)
+                    append(ins)
+                    off += ins.size or 4
+                    continue
+            append(mat(p, data, off, address + off))
+            off += p.size
         return out
 
     def iter_text(self, data: bytes, address: int = 0):
         """Yield (address, size, text) without building `Instruction` records (fast listing path)."""
-        off = 0
+        if not isinstance(data, bytes):
+            data = bytes(data)
+        c4, c8 = self._cache4, self._cache8
         n = len(data)
-        c4 = self._cache4
+        off = 0
         while off < n:
-            p = c4.get(bytes(data[off : off + 4]))
+            p = c4.get(data[off : off + 4])
             if p is None:
-                ins = self.decode(data, off, address + off)
-                yield address + off, ins.size or 4, ins.text
-                off += ins.size or 4
-                continue
-            yield address + off, 4, p.text
-            off += 4
+                p = c8.get(data[off : off + 8])
+                if p is None or off + p.size > n:
+                    ins = self.decode(data, off, address + off)
+                    yield address + off, ins.size or 4, ins.text
+                    off += ins.size or 4
+                    continue
+            yield address + off, p.size, p.text
+            off += p.size
 
     # ------------------------------------------------------------ internals
 
     def _materialise(self, p: Proto, data, offset: int, address: int) -> Instruction:
-        f = p.flags
-        target = None
-        ops = p.operands
+        v = p.setters
+        if v is None:
+            v = p.setters = _fields_for(p)
         if p.simm is not None:
-            target = address + 4 + p.simm * 4
-            ops = tuple(
-                Operand(OperandKind.LABEL, o.text, None, 1, target) if o.kind is OperandKind.LABEL else o
-                for o in ops
-            )
+            return self._materialise_branch(p, data, offset, address)
+        return _make_instruction(address, v[0], data[offset : offset + v[0]], v[1], v[2], v[3], v[4], v[5], v[6],
+                                 v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], None, None)
+
+    def _materialise_branch(self, p: Proto, data, offset: int, address: int) -> Instruction:
+        f = p.flags
+        target = address + 4 + p.simm * 4
+        ops = tuple(
+            Operand(OperandKind.LABEL, o.text, None, 1, target) if o.kind is OperandKind.LABEL else o
+            for o in p.operands
+        )
         return Instruction(
             address=address,
             size=p.size,
@@ -444,7 +543,7 @@ class Decoder:
         e = self.t["SOP2"].get((w0 >> 23) & 0x7F)
         if e is None:
             return None
-        ctx = Ctx(self.gen, w1)
+        ctx = Ctx(self.gen, w1, True)
         vals = {"sdst": (w0 >> 16) & 0x7F, "src0": w0 & 0xFF, "src1": (w0 >> 8) & 0xFF}
         out, dest = self._fill(e, ctx, vals, scalar=True)
         size = 8 if ctx.lit_used else 4
@@ -456,7 +555,7 @@ class Decoder:
         e = self.t["SOP1"].get((w0 >> 8) & 0xFF)
         if e is None:
             return None
-        ctx = Ctx(self.gen, w1)
+        ctx = Ctx(self.gen, w1, True)
         vals = {"sdst": (w0 >> 16) & 0x7F, "src0": w0 & 0xFF}
         out, dest = self._fill(e, ctx, vals, scalar=True)
         if ctx.lit_used and w1 is None:
@@ -468,7 +567,7 @@ class Decoder:
         e = self.t["SOPC"].get((w0 >> 16) & 0x7F)
         if e is None:
             return None
-        ctx = Ctx(self.gen, w1)
+        ctx = Ctx(self.gen, w1, True)
         mnem = e.mnemonic
         if mnem == "s_set_gpr_idx_on":
             src0 = ctx.src(w0 & 0xFF, 1)
@@ -482,6 +581,8 @@ class Decoder:
         return self._finish(8 if ctx.lit_used else 4, mnem, "SOPC", ctx, out, flags=self._salu_flags(mnem, ctx, None))
 
     def _gpr_idx(self, ctx: Ctx, mode: int) -> str:
+        if mode > 15:
+            return ctx.imm(hex_imm(mode), mode)
         names = [n for i, n in enumerate(("SRC0", "SRC1", "SRC2", "DST")) if mode >> i & 1]
         text = "gpr_idx(" + ",".join(names) + ")"
         return ctx.imm(text, mode)
@@ -599,9 +700,9 @@ class Decoder:
 
     def _sendmsg(self, simm: int) -> str:
         txt = self.t["SENDMSG"].get(simm & 0x3FF)
-        if txt is not None and simm < 0x400:
+        if txt is not None and (simm < 0x400 or "MSG_" in txt):
             return txt
-        return str(simm) if simm <= 64 else hex_imm(simm)
+        return str(simm)
 
     def _smem(self, w0, w1):
         op = (w0 >> 18) & 0xFF
@@ -672,7 +773,7 @@ class Decoder:
                 kind = kinds[name]
             is_dest = name in ("sdst", "vdst")
             if scalar:
-                txt = ctx.src(v, width, style, is_dest, e.lit16)
+                txt = ctx.src(v, width, "f64" if width == 2 else style, is_dest, e.lit16)
             elif name in ("vdst",):
                 if kind == "s":
                     txt = ctx.src(v, width, dest=True)
@@ -683,12 +784,19 @@ class Decoder:
             elif name == "src1v":
                 txt = ctx.reg("v", v, width, False)
             else:
-                txt = ctx.src(v, width, style, False, e.lit16, "a" if kind == "a" else "v")
+                st = style
+                if width == 2 and v == 255 and "f64" not in e.mnemonic:
+                    st = "i64"
+                txt = ctx.src(v, width, st, False, e.lit16, "a" if kind == "a" else "v")
             if mods and name in mods:
                 neg, ab, ext = mods[name]
                 if ext:
                     txt = f"sext({txt})"
-                txt = _neg_abs(txt, neg, ab)
+                if neg and not ab and ctx.operands and ctx.operands[-1].kind in (OperandKind.INLINE,
+                                                                                  OperandKind.LITERAL):
+                    txt = f"neg({txt})"
+                else:
+                    txt = _neg_abs(txt, neg, ab)
             if is_dest and dest is None:
                 dest = txt
             out.append(txt)
@@ -725,9 +833,9 @@ class Decoder:
             return None
         src0 = w0 & 0x1FF
         vals = {"vdst": (w0 >> 17) & 0xFF, "src0": src0}
-        if src0 == 0xF9 and e.mnemonic != "v_nop":
+        if src0 == 0xF9:
             return self._sdwa("VOP1", e, w0, w1, vals)
-        if src0 == 0xFA and e.mnemonic != "v_nop":
+        if src0 == 0xFA:
             return self._dpp("VOP1", e, w0, w1, vals)
         ctx = Ctx(self.gen, w1)
         out, dest = self._fill(e, ctx, vals)
@@ -767,14 +875,16 @@ class Decoder:
         sdwa_text = e.raw.get("sdwa")
         if not sdwa_text:
             return f"{enc} opcode {e.mnemonic} has no SDWA form"
-        mnem = self._base(e.mnemonic) + "_sdwa"
+        mnem = self._base(e.mnemonic) + ("_sdwa" if enc != "VOPC" or self.gen != "gfx8" else "")
         ctx = Ctx(self.gen, None)
         vals = dict(vals)
         vals["src0"] = (w1 & 0xFF) + (0 if (w1 >> 23) & 1 else 256)
         if enc != "VOP1" and (w1 >> 31) & 1:
             vals["src1"] = vals["src1"] - 256
-        mods = {"src0": ((w1 >> 20) & 1, (w1 >> 21) & 1, (w1 >> 19) & 1),
-                "src1": ((w1 >> 28) & 1, (w1 >> 29) & 1, (w1 >> 27) & 1)}
+        na = 1 if e.sdwa_negabs else 0
+        sx = 1 if e.sdwa_sext else 0
+        mods = {"src0": ((w1 >> 20) & na, (w1 >> 21) & na, (w1 >> 19) & sx),
+                "src1": ((w1 >> 28) & na, (w1 >> 29) & na, (w1 >> 27) & sx)}
         tmpl_entry = e
         if enc == "VOPC":
             sd = (w1 >> 15) & 1
@@ -790,10 +900,10 @@ class Decoder:
             out, dest = self._fill(tmpl_entry, ctx, vals, mods=mods)
         m = ""
         if enc != "VOPC":
-            if (w1 >> 13) & 1:
+            if (w1 >> 13) & 1 and e.sdwa_clamp:
                 m += " clamp"
             omod = (w1 >> 14) & 3
-            if omod:
+            if omod and e.sdwa_omod:
                 m += OMOD[omod]
         elif self.gen == "gfx8" and (w1 >> 13) & 1:
             m += " clamp"
@@ -817,7 +927,9 @@ class Decoder:
         ctx = Ctx(self.gen, None)
         vals = dict(vals)
         vals["src0"] = 256 + (w1 & 0xFF)
-        mods = {"src0": ((w1 >> 20) & 1, (w1 >> 21) & 1, 0), "src1": ((w1 >> 22) & 1, (w1 >> 23) & 1, 0)}
+        n_ = 1 if e.dpp_neg else 0
+        a_ = 1 if e.dpp_abs else 0
+        mods = {"src0": ((w1 >> 20) & n_, (w1 >> 21) & a_, 0), "src1": ((w1 >> 22) & n_, (w1 >> 23) & a_, 0)}
         out, dest = self._fill(e, ctx, vals, mods=mods)
         m = f" {ctrl_txt} row_mask:{hex_imm((w1 >> 28) & 0xF)} bank_mask:{hex_imm((w1 >> 24) & 0xF)}"
         if (w1 >> 19) & 1:
@@ -833,12 +945,12 @@ class Decoder:
         ctx = Ctx(self.gen, None)
         vals = {"vdst": w0 & 0xFF, "src0": w1 & 0x1FF, "src1": (w1 >> 9) & 0x1FF, "src2": (w1 >> 18) & 0x1FF}
         vop3b = "sdst" in e.fields
-        neg = w1 >> 29
+        neg = w1 >> 29 if e.neg else 0
         if vop3b:
             vals["sdst"] = (w0 >> 8) & 0x7F
             abs_ = 0
         else:
-            abs_ = (w0 >> 8) & 7
+            abs_ = (w0 >> 8) & 7 if e.abs else 0
         mods = {"src0": (neg & 1, abs_ & 1, 0), "src1": (neg >> 1 & 1, abs_ >> 1 & 1, 0),
                 "src2": (neg >> 2 & 1, abs_ >> 2 & 1, 0)}
         out, dest = self._fill(e, ctx, vals, mods=mods)
@@ -852,10 +964,10 @@ class Decoder:
             else:
                 bits = [opsel >> i & 1 for i in range(nsrc)] + [opsel >> 3 & 1]
                 m += " op_sel:[" + ",".join(map(str, bits)) + "]"
-        if (w0 >> 15) & 1:
+        if (w0 >> 15) & 1 and e.clamp:
             m += " clamp"
         omod = (w1 >> 27) & 3
-        if omod:
+        if omod and e.omod:
             m += OMOD[omod]
         if mnem.startswith("v_mfma"):
             return f"VOP3-encoded MFMA {mnem} not supported"
@@ -875,8 +987,10 @@ class Decoder:
         neg = w1 >> 29
         neg_hi = (w0 >> 8) & 7
         mods = None
-        if not mnem.startswith("v_accvgpr"):
-            mods = {"src0": (0, 0, 0), "src1": (0, 0, 0), "src2": (0, 0, 0)}
+        is_mix = "_mix" in mnem
+        if is_mix:
+            mods = {n: (neg >> i & 1, neg_hi >> i & 1, 0) for i, n in enumerate(("src0", "src1", "src2"))}
+            neg = neg_hi = 0
         out, dest = self._fill(e, ctx, vals, mods=mods)
         m = ""
         opsel = (w0 >> 11) & 7
@@ -884,7 +998,10 @@ class Decoder:
         dflt_hi = (1 << nsrc) - 1
         if opsel & dflt_hi:
             m += " op_sel:[" + ",".join(str(opsel >> i & 1) for i in range(nsrc)) + "]"
-        if (opsel_hi & dflt_hi) != dflt_hi:
+        if is_mix:
+            if opsel_hi & dflt_hi:
+                m += " op_sel_hi:[" + ",".join(str(opsel_hi >> i & 1) for i in range(nsrc)) + "]"
+        elif (opsel_hi & dflt_hi) != dflt_hi:
             m += " op_sel_hi:[" + ",".join(str(opsel_hi >> i & 1) for i in range(nsrc)) + "]"
         if neg & dflt_hi:
             m += " neg_lo:[" + ",".join(str(neg >> i & 1) for i in range(nsrc)) + "]"
@@ -900,7 +1017,7 @@ class Decoder:
         acc_cd = (w0 >> 15) & 1
         if self.gen == "gfx908":
             acc_cd = 1
-        kinds = {"vdst": "a" if acc_cd else "v", "src2": "a" if acc_cd else "v",
+        kinds = {"vdst": "a" if acc_cd else "v", "src2": "a" if acc_cd and not mnem.startswith("v_smfmac") else "v",
                  "src0": "a" if (w1 >> 27) & 1 else "v", "src1": "a" if (w1 >> 28) & 1 else "v"}
         out, dest = self._fill(e, ctx, vals, kinds=kinds)
         m = ""
@@ -912,7 +1029,10 @@ class Decoder:
         if abid:
             m += f" abid:{abid}"
         if blgp:
-            m += f" blgp:{blgp}"
+            if self.is940 and mnem.endswith("f64"):
+                m += " neg:[" + ",".join(str(blgp >> i & 1) for i in range(3)) + "]"
+            else:
+                m += f" blgp:{blgp}"
         return self._finish(8, mnem, "VOP3P_MAI", ctx, out, m, flags={"rexec": True})
 
     # ---- vector memory
@@ -928,10 +1048,10 @@ class Decoder:
             pol = {"sc0": bool(glc), "nt": bool(slc), "sc1": bool(b3)}
             if glc:
                 ctx_mods.append("sc0")
-            if b3:
-                ctx_mods.append("sc1")
             if slc:
                 ctx_mods.append("nt")
+            if b3:
+                ctx_mods.append("sc1")
         else:
             pol = {"glc": bool(glc), "slc": bool(slc)}
             if glc:
@@ -951,11 +1071,10 @@ class Decoder:
             return None
         mnem = e.mnemonic
         ctx = Ctx(self.gen, None)
-        acc = (w0 >> 25) & 1 if self.has_acc else 0
+        acc = (w0 >> 25) & 1 if self.acc_enc["DS"] else 0
         k = "a" if acc else "v"
         vals = {"addr": w1 & 0xFF, "data0": (w1 >> 8) & 0xFF, "data1": (w1 >> 16) & 0xFF, "vdst": (w1 >> 24) & 0xFF}
         out = []
-        dest = None
         for name, width, _kind, _s in e.tmpl:
             if name.startswith("="):
                 out.append(name[1:])
@@ -976,7 +1095,10 @@ class Decoder:
                 m += f" offset1:{o1}"
         elif any(x.startswith("offset") for x in mods):
             off = o0 | o1 << 8
-            if off:
+            if mnem == "ds_swizzle_b32":
+                m += f" offset:{_swizzle(off)}"
+                ctx.imm(_swizzle(off), off, OperandKind.IMMEDIATE)
+            elif off:
                 m += f" offset:{off}"
                 ctx.imm(str(off), off, OperandKind.OFFSET)
         gds = (w0 >> 16) & 1
@@ -1007,7 +1129,7 @@ class Decoder:
         data = (w1 >> 8) & 0xFF
         saddr = (w1 >> 16) & 0x7F
         vdst = (w1 >> 24) & 0xFF
-        acc = (w1 >> 23) & 1 if self.has_acc else 0
+        acc = (w1 >> 23) & 1 if self.acc_enc[enc] else 0
         k = "a" if acc else "v"
         lds = (w0 >> 13) & 1
         sve = False
@@ -1090,7 +1212,8 @@ class Decoder:
         lds = (w0 >> 16) & 1 if enc == "MUBUF" else 0
         slc = (w0 >> 17) & 1 if enc == "MUBUF" else (w1 >> 22) & 1
         b3 = (w0 >> 15) & 1 if enc == "MUBUF" else 0
-        acc = (w1 >> 23) & 1 if self.has_acc else 0
+        acc = (w1 >> 23) & 1 if self.acc_enc[enc] else 0
+        tfe = (w1 >> 23) & 1 if not self.acc_enc[enc] else 0
         k = "a" if acc else "v"
         vaddr = w1 & 0xFF
         vdata = (w1 >> 8) & 0xFF
@@ -1106,9 +1229,7 @@ class Decoder:
             elif name == "vdata":
                 if lds and is_load:
                     continue
-                w = width
-                if is_atomic and not glc and "cmpswap" in mnem:
-                    w = width
+                w = width + tfe
                 out.append(ctx.reg(k, vdata, w, is_load or (is_atomic and bool(glc))))
             elif name == "vaddr":
                 if offen and idxen:
@@ -1138,15 +1259,50 @@ class Decoder:
             m += " " + " ".join(pmods)
         if lds:
             m += " lds"
+        if tfe:
+            m += " tfe"
         memory = MemoryInfo(MemorySpace.BUFFER, is_load or (is_atomic and bool(glc)), is_store or is_atomic,
                             is_atomic, bool(is_atomic and glc), pol)
         return self._finish(8, mnem, enc, ctx, out, m, flags={"rexec": True}, memory=memory)
 
     @staticmethod
     def _mtbuf_format(dfmt: int, nfmt: int) -> str:
-        if dfmt == 1 and nfmt == 0:
-            return ""
-        return f" format:[{_DFMT[dfmt]},{_NFMT[nfmt]}]" if dfmt < len(_DFMT) else f" format:{dfmt | nfmt << 4}"
+        parts = []
+        if dfmt != 1:
+            parts.append(_DFMT[dfmt])
+        if nfmt != 0:
+            parts.append(_NFMT[nfmt])
+        return f" format:[{','.join(parts)}]" if parts else ""
+
+
+def _swizzle(off: int) -> str:
+    """ds_swizzle_b32 offset as LLVM prints it (QUAD_PERM / BITMASK_PERM / SWAP / REVERSE / BROADCAST)."""
+    if off & 0xE000 == 0xE000:
+        return f"swizzle(FFT,{off & 0x1F})"
+    if off & 0xE000 == 0xC000:
+        return f"swizzle(ROTATE,{off >> 10 & 1},{off >> 5 & 0x1F})"
+    if off & 0xFF00 == 0x8000:
+        return "swizzle(QUAD_PERM," + ",".join(str(off >> (2 * i) & 3) for i in range(4)) + ")"
+    if off & 0x8000:
+        return str(off)
+    and_m, or_m, xor_m = off & 0x1F, (off >> 5) & 0x1F, (off >> 10) & 0x1F
+    if and_m == 0x1F and or_m == 0 and xor_m and xor_m & (xor_m - 1) == 0:
+        return f"swizzle(SWAP,{xor_m})"
+    if and_m == 0x1F and or_m == 0 and xor_m and (xor_m + 1) & xor_m == 0:
+        return f"swizzle(REVERSE,{xor_m + 1})"
+    group = 0x1F - and_m + 1
+    if group > 1 and group & (group - 1) == 0 and or_m < group and xor_m == 0:
+        return f"swizzle(BROADCAST,{group},{or_m})"
+    bits = []
+    p0 = or_m ^ xor_m
+    p1 = (and_m | or_m) ^ xor_m
+    for i in range(4, -1, -1):
+        b0, b1 = p0 >> i & 1, p1 >> i & 1
+        if b0 == b1:
+            bits.append("1" if b0 else "0")
+        else:
+            bits.append("i" if b0 else "p")
+    return 'swizzle(BITMASK_PERM,"' + "".join(bits) + '")'
 
 
 _DFMT = ("BUF_DATA_FORMAT_INVALID", "BUF_DATA_FORMAT_8", "BUF_DATA_FORMAT_16", "BUF_DATA_FORMAT_8_8",

@@ -50,7 +50,16 @@ class HerdTest:
     quantifier: str  # exists, ~exists, forall
     condition: object
     condition_text: str
+    aliases: dict[str, str] = field(default_factory=dict)  # reference -> location it aliases
+    filter: object = None  # executions whose final state fails the filter are discarded
     format: str = "herd"
+
+    def location(self, ref: str) -> str:
+        seen = set()
+        while ref in self.aliases and ref not in seen:
+            seen.add(ref)
+            ref = self.aliases[ref]
+        return ref
 
 
 def _err(path: str, line: int, what: str) -> FormatError:
@@ -90,6 +99,7 @@ def parse(text: str, path: str) -> HerdTest:
         raise _err(path, line_of(brace), "unterminated initial-state block")
     init_mem: dict[str, int] = {}
     init_regs: dict[tuple[int, str], int] = {}
+    aliases: dict[str, str] = {}
     for item in text[brace + 1:end].split(";"):
         item = item.strip()
         if not item:
@@ -102,6 +112,10 @@ def parse(text: str, path: str) -> HerdTest:
         if m:
             init_mem[m.group(1)] = int(m.group(2))
             continue
+        m = re.fullmatch(r"([A-Za-z_]\w*)\s+aliases\s+([A-Za-z_]\w*)", item)
+        if m:
+            aliases[m.group(1)] = m.group(2)
+            continue
         raise _err(path, line_of(brace), f"unsupported initial-state declaration '{item}'")
     pos = end + 1
     ssw: list[tuple[int, int]] = []
@@ -113,7 +127,7 @@ def parse(text: str, path: str) -> HerdTest:
             item = item.strip()
             if not item:
                 continue
-            mm = re.fullmatch(r"ssw\s+P(\d+)\s+P(\d+)", item)
+            mm = re.fullmatch(r"ssw\s+P?(\d+)\s+P?(\d+)", item)
             if not mm:
                 raise _err(path, line_of(b2), f"unsupported declaration '{item}'")
             ssw.append((int(mm.group(1)), int(mm.group(2))))
@@ -150,18 +164,34 @@ def parse(text: str, path: str) -> HerdTest:
             if cell:
                 t.code.append(_instr(cell, path, rl))
     ctext = text[cond_off:].strip()
-    quant_m = re.match(r"(~\s*exists|exists|forall)", ctext)
-    if not quant_m:
-        raise _err(path, line_of(cond_off), f"unsupported final clause '{ctext.split()[0]}'")
-    quant = re.sub(r"\s+", "", quant_m.group(1))
-    cond_src = ctext[quant_m.end():].strip()
-    cond = _parse_cond(cond_src, path, line_of(cond_off))
+    cline = line_of(cond_off)
+    if ctext.startswith("locations"):
+        close = ctext.find("]")
+        if close < 0:
+            raise _err(path, cline, "unterminated 'locations [...]' clause")
+        ctext = ctext[close + 1:].strip()
+    filt = None
+    if ctext.startswith("filter"):
+        qm = re.search(r"(~\s*exists|\bexists|\bforall)", ctext)
+        fsrc = ctext[len("filter"):qm.start() if qm else len(ctext)].strip()
+        filt = _parse_cond(fsrc, path, cline)
+        ctext = ctext[qm.start():] if qm else ""
+    if not ctext:
+        quant, cond, cond_src = "forall", ("const", True), "true"
+    else:
+        quant_m = re.match(r"(~\s*exists|exists|forall)", ctext)
+        if not quant_m:
+            raise _err(path, cline, f"unsupported final clause '{ctext.split()[0]}'")
+        quant = re.sub(r"\s+", "", quant_m.group(1))
+        cond_src = ctext[quant_m.end():].strip()
+        cond = _parse_cond(cond_src, path, cline)
     for t in threads:
         labels = {i.args["name"] for i in t.code if i.op == "label"}
         for i in t.code:
             if i.op in ("goto", "br") and i.args["target"] not in labels:
                 raise _err(path, i.line, f"jump to undefined label {i.args['target']} in P{t.tid}")
-    return HerdTest(path, name, threads, init_mem, init_regs, ssw, quant, cond, f"{quant} {cond_src}")
+    return HerdTest(path, name, threads, init_mem, init_regs, ssw, quant, cond, f"{quant} {cond_src}",
+                    aliases=aliases, filter=filt)
 
 
 def _value(tok: str, path: str, line: int):

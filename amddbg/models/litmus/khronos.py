@@ -123,6 +123,10 @@ def parse(text: str, path: str) -> KhronosTest:
         raise FormatError("no instructions in the test", file=path)
     order = sorted(threads)
     po_threads = [threads[t] for t in order if threads[t]]
+    for k, lst in enumerate(po_threads):  # display threads as P0, P1, ... in file order
+        for i in lst:
+            events[i].extra["file_thread"] = events[i].thread
+            events[i].thread = k
     # SSW: from every instruction of thread a to every instruction of thread b
     ssw = []
     for a, b, lineno in ssw_lines:

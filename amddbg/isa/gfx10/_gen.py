@@ -224,7 +224,7 @@ def build(gen: str) -> dict:
     def finish(enc: str, table: dict, size: int, opfield: str = "op", with_types: bool = True) -> dict:
         tags = type_tags(gen, enc, table, size, opfield) if with_types else {}
         out = {}
-        for op, (mn, tm, base) in sorted(table.items()):
+        for op, (mn, tm, _base) in sorted(table.items()):
             entry = {"m": mn, "t": tm}
             ty = {}
             for (o, f), lst in tags.items():

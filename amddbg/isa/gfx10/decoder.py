@@ -39,6 +39,7 @@ _CALLS = {"s_swappc_b64", "s_call_b64", "s_swap_pc_i64", "s_call_i64"}
 _SETPC = {"s_setpc_b64", "s_set_pc_i64"}
 _DEST_FIELDS = {"vdst", "sdst", "vdstx", "vdsty"}
 _DS2 = re.compile(r"2addr|(read|write|wrxchg)2")
+_VECTOR_MEM = {"FLAT", "MUBUF", "DS"}
 _SRC9 = {"src0", "src1", "src2", "srcx0", "srcy0"}
 _OPSEL_BIT = {"src0": 0, "src1": 1, "src2": 2, "vdst": 3}
 
@@ -261,8 +262,8 @@ class Decoder:
         if ops:
             text += " " + ", ".join(o.text for o in ops)
         text += suffix
-        if mn.startswith("v_"):
-            flags.setdefault("reads_exec", True)
+        if mn.startswith("v_") or enc in _VECTOR_MEM:
+            flags.setdefault("reads_exec", True)  # vector ALU and vector memory are masked by EXEC
             if mn.startswith("v_cmpx"):
                 flags["writes_exec"] = True
         for o in ops:

@@ -75,7 +75,7 @@ def timed(fn, repeat: int) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--file", help="code object to use instead of the largest librocsparse gfx90a entry")
-    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=3, help="best of N runs for each side (the machine may be busy)")
     args = ap.parse_args()
     if args.file:
         name, blob = args.file, Path(args.file).read_bytes()

@@ -89,20 +89,21 @@ def compare(ref: dict[int, str], ours: dict[int, str], bucket: collections.Count
 
 
 def bundles(limit: int, max_bytes: int):
-    """Yield (name, bytes) of GFX9-family code objects from librocsparse's offload bundles."""
+    """Yield (name, bytes) of GFX9-family code objects from librocsparse's offload bundles: `limit`
+    entries of at most `max_bytes`, spread evenly over the library and its processors."""
     if not ROCSPARSE.exists():
         return
     from elftools.elf.elffile import ELFFile
 
     with open(ROCSPARSE, "rb") as f:
-        elf = ELFFile(f)
-        sec = elf.get_section_by_name(".hip_fatbin")
+        sec = ELFFile(f).get_section_by_name(".hip_fatbin")
         if sec is None:
             return
         start, size = sec["sh_offset"], sec["sh_size"]
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        pos, end, n, found = start, start + size, 0, 0
-        while found < limit:
+        pos, end, n = start, start + size, 0
+        found = []
+        while True:
             pos = mm.find(BUNDLE_MAGIC, pos, end)
             if pos < 0:
                 break
@@ -113,16 +114,18 @@ def bundles(limit: int, max_bytes: int):
                 triple = mm[p + 24 : p + 24 + tl].decode()
                 p += 24 + tl
                 cpu = triple.split("--")[-1]
-                if not triple.startswith("hip") or "gfx" not in cpu or sz > max_bytes:
-                    continue
-                if family_of(cpu.split(":")[0]) != "gfx9":
-                    continue
-                yield f"rocsparse#{n}:{cpu}", bytes(mm[pos + off : pos + off + sz])
-                found += 1
+                if triple.startswith("hip") and cpu.startswith("gfx") and 0 < sz <= max_bytes \
+                        and family_of(cpu.split(":")[0]) == "gfx9":
+                    found.append((f"rocsparse#{n}:{cpu}", pos + off, sz))
             n += 1
-            pos += 24
-            # spread the sample over the whole library
-            pos += max(0, size // max(limit, 1) // 2)
+            pos += len(BUNDLE_MAGIC)
+        if not found or limit <= 0:
+            return
+        # evenly spaced, shifted by i % 7 so consecutive picks rotate through the processors
+        picks = sorted({min(len(found) - 1, i * len(found) // limit + i % 7) for i in range(limit)})
+        for i in picks:
+            name, off, sz = found[i]
+            yield name, bytes(mm[off : off + sz])
 
 
 def main() -> int:

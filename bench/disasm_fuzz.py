@@ -150,7 +150,7 @@ def gen_word(enc: str, op: int, r: random.Random, entry=None) -> bytes:
             return struct.pack("<II", w0, w1)
         seg = {"FLAT": 0, "SCRATCH": 1, "GLOBAL": 2}[enc]
         saddr = r.choice([0x7F, r.randrange(0, 100, 2)]) if enc != "FLAT" else 0
-        w0 = 0xDC000000 | op << 18 | seg << 14 | r.getrandbits(12) | r.getrandbits(2) << 16 | (
+        w0 = 0xDC000000 | op << 18 | seg << 14 | r.getrandbits(13) | r.getrandbits(2) << 16 | (
             r.getrandbits(1) << 25 if r.random() < 0.2 else 0) | (r.getrandbits(1) << 13 if r.random() < 0.2 else 0)
         w1 = vreg(r, 2) | saddr << 16 | r.getrandbits(1) << 23
         if "data" in f:
@@ -172,7 +172,7 @@ def gen_word(enc: str, op: int, r: random.Random, entry=None) -> bytes:
     if enc == "SMEM":
         imm = r.getrandbits(1)
         return struct.pack("<II", 0xC0000000 | op << 18 | imm << 17 | r.getrandbits(1) << 16 | r.getrandbits(1) << 14
-                           | r.randrange(0, 25, 4) << 6 | r.randrange(0, 25), r.getrandbits(20) if imm else
+                           | r.randrange(0, 25, 4) << 6 | r.randrange(0, 25), r.getrandbits(21) if imm else
                            r.randrange(0, 102))
     if enc == "VOP2":
         return struct.pack("<II", op << 25 | r.getrandbits(8) << 17 | r.getrandbits(8) << 9 | rsrc(r), L)
@@ -226,11 +226,15 @@ def gen_word(enc: str, op: int, r: random.Random, entry=None) -> bytes:
         return struct.pack("<II", 0xE8000000 | op << 15 | r.getrandbits(15) | r.getrandbits(7) << 19,
                            r.getrandbits(16) | r.randrange(0, 25) << 16 | r.getrandbits(1) << 23
                            | r.choice([r.randrange(0, 102), 128]) << 24)
+    if enc == "MIMG":
+        return struct.pack("<II", 0xF0000000 | op << 18 | r.getrandbits(4) << 8 | r.getrandbits(6) << 12
+                           | r.getrandbits(1) << 25, r.randrange(0, 250) | r.randrange(0, 250) << 8
+                           | r.randrange(0, 24, 2) << 16 | r.randrange(0, 24) << 21 | r.getrandbits(1) << 31)
     raise ValueError(enc)
 
 
 ENCS = ["SOP2", "SOP1", "SOPC", "SOPK", "SOPP", "SMEM", "VOP2", "VOP1", "VOPC", "VOP2S", "VOP1S", "VOPCS",
-        "VOP2D", "VOP1D", "VOP3", "VOP3P", "DS", "FLAT", "SCRATCH", "GLOBAL", "MUBUF", "MTBUF"]
+        "VOP2D", "VOP1D", "VOP3", "VOP3P", "DS", "FLAT", "SCRATCH", "GLOBAL", "MUBUF", "MTBUF", "MIMG"]
 
 
 def main() -> int:
@@ -247,6 +251,8 @@ def main() -> int:
         t = load_tables(CPUS[cpu])
         dec = Decoder(cpu)
         for enc in args.enc or ENCS:
+            if enc not in t and enc[-1] not in "SD":
+                continue
             ops = list(t[enc.rstrip("SD") if enc[-1] in "SD" and enc[:-1] in ("VOP2", "VOP1", "VOPC") else enc])
             if not ops:
                 continue

@@ -68,19 +68,25 @@ def chunks(co) -> list[Chunk]:
     """Every executable section split at function symbols, in address order."""
     out: list[Chunk] = []
     funcs = co.functions()
+    # objdump restarts decoding at every symbol in the section, not only at functions
+    others = [s for s in co.symbols() if s.kind not in ("kernel", "function", "lds", "undefined", "resource")]
     for sec in co.code_sections():
         data = bytes(sec.data)
         lo, hi = sec.address, sec.address + sec.size
-        starts = sorted({s.address for s in funcs if lo <= s.address < hi})
         names: dict[int, tuple[str, int]] = {}
         for s in funcs:
             if lo <= s.address < hi:
                 names.setdefault(s.address, (s.name, s.size))
+        for s in others:
+            if s.section == sec.name and lo <= s.address < hi:
+                names.setdefault(s.address, (s.name, s.size))
+        starts = sorted(names)
         bounds = ([lo] if not starts or starts[0] != lo else []) + starts + [hi]
         for a, b in zip(bounds, bounds[1:], strict=False):
             if b > a:
                 name, size = names.get(a, (None, 0))
                 out.append(Chunk(sec.name, name, a, b, data[a - lo : b - lo], size))
+    out.sort(key=lambda c: c.start)
     return out
 
 

@@ -1,12 +1,14 @@
 """``AddressIndex``: CU ranges + per-unit subroutine maps + line tables + symbols, built lazily.
 
 A unit's subroutine map and line table are built the first time an address in that unit is asked
-for. ``complete()`` builds everything (used before writing the on-disk cache).
+for. Cold lookups descend the DIE tree (``NestedSubroutineMap``, decoding only the range lists on
+the way); ``complete()`` builds everything, with LLVM's exact map, before the on-disk cache is written.
 """
 
 from __future__ import annotations
 
-from amddbg.dwarf.index import CuRanges, SubroutineMap, build_cu_ranges, build_subroutine_map
+from amddbg.dwarf.index import CuRanges, NestedSubroutineMap, SubroutineMap, build_cu_ranges, scan_subroutines
+from amddbg.dwarf.reader import paused_gc
 
 
 class AddressIndex:
@@ -14,7 +16,7 @@ class AddressIndex:
         self.dwarf = dwarf
         self.symbols = symbols
         self._cu_ranges = cu_ranges
-        self.submaps: dict[int, SubroutineMap] = {}
+        self.submaps: dict[int, SubroutineMap | NestedSubroutineMap] = {}
         self.line_tables: dict[int, object] = {}
         self._no_lines: set[int] = set()
 
@@ -32,13 +34,15 @@ class AddressIndex:
     def chain(self, cu: int, address: int):
         m = self.submaps.get(cu)
         if m is None:
-            m = self.submaps[cu] = build_subroutine_map(self.dwarf.unit(cu))
+            with paused_gc():
+                m = self.submaps[cu] = NestedSubroutineMap(scan_subroutines(self.dwarf.unit(cu)))
         return m.chain(address)
 
     def lines(self, cu: int):
         t = self.line_tables.get(cu)
         if t is None and cu not in self._no_lines:
-            t = self.dwarf.line_table(self.dwarf.unit(cu))
+            with paused_gc():
+                t = self.dwarf.line_table(self.dwarf.unit(cu))
             if t is None:
                 self._no_lines.add(cu)
             else:
@@ -50,4 +54,7 @@ class AddressIndex:
         cr = self.cu_ranges
         for cu in sorted(set(cr.cus)):
             self.chain(cu, 0)
+            m = self.submaps[cu]
+            if isinstance(m, NestedSubroutineMap):
+                self.submaps[cu] = m.exact()
             self.lines(cu)

@@ -5,6 +5,8 @@ address/range/location lists, line programs), all decoded lazily on first use.
 from __future__ import annotations
 
 import os
+import re
+import struct
 from functools import cached_property
 
 from amddbg.dwarf import constants as C
@@ -176,58 +178,70 @@ class DwarfInfo:
         return bytes(self.rnglists)
 
     @guard("range list (.debug_rnglists)")
-    def rnglist(self, unit: Unit, off: int) -> list[tuple[int, int]]:
+    def rnglist(self, unit: Unit, off: int, tag: int | None = None) -> list[tuple]:
+        """Ranges (lo, hi) of the DWARF 5 range list at ``off``. With ``tag``, entries are (lo, hi, tag)
+        and empty ranges are left out, which is what subroutine maps keep (built in the same pass)."""
         buf = self.rnglists_bytes
         if off >= len(buf):
             raise FormatError("range list offset out of range", file=self.name, offset=off)
         base = unit.low_pc
-        out = []
+        out: list[tuple] = []
+        run22 = _RUN22.match
         pos = off
         asz = unit.addr_size
         while True:
             kind = buf[pos]
             pos += 1
-            if kind == 4:  # DW_RLE_offset_pair, with single-byte ULEB fast paths
-                a = buf[pos]
-                if a < 0x80:
-                    pos += 1
-                else:
-                    a, pos = uleb(buf, pos)
-                b = buf[pos]
-                if b < 0x80:
-                    pos += 1
-                else:
-                    b, pos = uleb(buf, pos)
-                out.append((base + a, base + b))
+            if kind == 4:  # DW_RLE_offset_pair
+                m = run22(buf, pos - 1)
+                if m is not None:  # a run of pairs of two-byte ULEBs: decoded in bulk
+                    end = m.end()
+                    pairs = _PAIR22.iter_unpack(buf[pos - 1:end])
+                    if tag is None:
+                        out += [(base + ((a & 0x7F) | ((a >> 1) & 0x3F80)),
+                                 base + ((b & 0x7F) | ((b >> 1) & 0x3F80))) for a, b in pairs]
+                    else:
+                        out += [(base + ((a & 0x7F) | ((a >> 1) & 0x3F80)),
+                                 base + ((b & 0x7F) | ((b >> 1) & 0x3F80)), tag) for a, b in pairs if a != b]
+                    pos = end
+                    continue
+                a, pos = uleb(buf, pos)
+                b, pos = uleb(buf, pos)
+                lo, hi = base + a, base + b
             elif kind == C.DW_RLE_end_of_list:
                 return out
             elif kind == C.DW_RLE_base_addressx:
                 i, pos = uleb(buf, pos)
                 base = self.addrx(unit, i)
+                continue
             elif kind == C.DW_RLE_startx_endx:
                 i, pos = uleb(buf, pos)
                 j, pos = uleb(buf, pos)
-                out.append((self.addrx(unit, i), self.addrx(unit, j)))
+                lo, hi = self.addrx(unit, i), self.addrx(unit, j)
             elif kind == C.DW_RLE_startx_length:
                 i, pos = uleb(buf, pos)
                 n, pos = uleb(buf, pos)
-                s = self.addrx(unit, i)
-                out.append((s, s + n))
+                lo = self.addrx(unit, i)
+                hi = lo + n
             elif kind == C.DW_RLE_base_address:
                 base = uint(buf, pos, asz)
                 pos += asz
+                continue
             elif kind == C.DW_RLE_start_end:
-                s = uint(buf, pos, asz)
-                e = uint(buf, pos + asz, asz)
+                lo = uint(buf, pos, asz)
+                hi = uint(buf, pos + asz, asz)
                 pos += 2 * asz
-                out.append((s, e))
             elif kind == C.DW_RLE_start_length:
-                s = uint(buf, pos, asz)
+                lo = uint(buf, pos, asz)
                 pos += asz
                 n, pos = uleb(buf, pos)
-                out.append((s, s + n))
+                hi = lo + n
             else:
                 raise FormatError(f"unknown range list entry kind {kind}", file=self.name, offset=pos - 1)
+            if tag is None:
+                out.append((lo, hi))
+            elif lo != hi:
+                out.append((lo, hi, tag))
 
     def ranges_v4(self, unit: Unit, off: int) -> list[tuple[int, int]]:
         buf = self.ranges
@@ -342,6 +356,14 @@ class DwarfInfo:
 
             t = self._line_tables[key] = LineTable(self, unit.stmt_list, unit.comp_dir, unit)
         return t
+
+
+# Clang's range lists for inlined code are mostly DW_RLE_offset_pair entries whose two ULEB128
+# operands take two bytes each (offsets 128..16383 into a function): a regex finds such a run in C
+# and ``struct`` splits it; a two-byte ULEB b0 b1 read as a little-endian uint16 h is
+# (h & 0x7F) | ((h >> 1) & 0x3F80).
+_RUN22 = re.compile(rb"(?:\x04[\x80-\xff][\x00-\x7f][\x80-\xff][\x00-\x7f])+")
+_PAIR22 = struct.Struct("<xHH")
 
 
 def _find_nul(buf, off: int, name: str, sec: str) -> int:

@@ -18,12 +18,14 @@ Everything an index holds is plain arrays and strings, so it can be written to t
 from __future__ import annotations
 
 import bisect
+import operator
 from array import array
 from collections import namedtuple
+from itertools import islice, repeat
 
 from amddbg.dwarf import constants as C
 from amddbg.dwarf.info import Ref
-from amddbg.dwarf.reader import guard, uleb
+from amddbg.dwarf.reader import guard, paused_gc, uint, uleb
 from amddbg.errors import AmddbgError
 
 SUBPROGRAM = C.DW_TAG_subprogram
@@ -107,16 +109,7 @@ class SubroutineMap:
 
     def chain(self, address: int) -> list[Subroutine]:
         """Innermost first: inlined subroutines, then the subprogram (LLVM getInlinedChainForAddress)."""
-        i = self.leaf(address)
-        out = []
-        subs = self.subs
-        while i >= 0:
-            s = subs[i]
-            out.append(s)
-            if not s.inlined:
-                break
-            i = s.parent
-        return out
+        return _chain(self.subs, self.leaf(address))
 
 
 class ParsedSubs:
@@ -145,13 +138,12 @@ class ParsedSubs:
             u = self.unit
             die, _ = u._parse_die(self.offs[i], None)
             attrs = die.attrs
-            linkage, short = _names(u.dwarf, u, attrs, self.names)
+            linkage, short, decl_line = _names_and_line(u.dwarf, u, attrs, self.names)
             get = attrs.get
             s = self.made[i] = Subroutine(
                 self.offs[i], bool(self.inl[i]), self.parents[i], _int(get(C.DW_AT_call_file)),
                 _int(get(C.DW_AT_call_line)), _int(get(C.DW_AT_call_column)),
-                _int(get(C.DW_AT_GNU_discriminator)), linkage, short,
-                _decl_line(u.dwarf, u, attrs, self.names))
+                _int(get(C.DW_AT_GNU_discriminator)), linkage, short, decl_line)
         return s
 
 
@@ -163,61 +155,206 @@ _RANGE_ATTRS = (C.DW_AT_low_pc, C.DW_AT_high_pc, C.DW_AT_ranges)
 
 
 def _plans(unit) -> dict[int, tuple]:
-    """Per abbreviation code: a tuple of steps to walk a DIE's attributes without decoding them.
+    """Per abbreviation code, how to walk a DIE's attributes without decoding them.
 
-    A step is an int (skip that many bytes), "L" (skip a LEB128), "S" (skip a C string), "B" (skip a
-    ULEB-sized block), "1"/"2"/"4" (skip a block with a 1/2/4-byte size), or (attr, form, ic) for an
-    attribute to decode (the range attributes of subroutine DIEs) or a form we cannot skip blindly.
+    A plan is (tag, is subroutine?, skip steps, has children?, fixed size or -1, range steps,
+    has range attributes?, ``_range_recipe`` or None). A step is an int (skip
+    that many bytes), "L" (skip a LEB128), "S" (skip a C string), "B" (skip a ULEB-sized block),
+    "1"/"2"/"4" (skip a block with a 1/2/4-byte size), or (attr, form, ic) for an attribute to
+    decode: a form we cannot skip blindly, and in the range steps of a subroutine also its range
+    attributes (read only when its ranges are wanted).
     """
-    from amddbg.dwarf.info import _FIXED, _OFFSZ_FORMS
-
-    leb = {C.DW_FORM_udata, C.DW_FORM_sdata, C.DW_FORM_ref_udata, C.DW_FORM_strx, C.DW_FORM_addrx,
-           C.DW_FORM_loclistx, C.DW_FORM_rnglistx, C.DW_FORM_GNU_addr_index, C.DW_FORM_GNU_str_index}
     out = {}
-    for code, (tag, _ch, specs) in unit.abbrevs.items():
+    for code, (tag, children, specs) in unit.abbrevs.items():
         sub = tag == SUBPROGRAM or tag == INLINED
-        steps: list = []
-        for attr, form, ic in specs:
-            if sub and attr in _RANGE_ATTRS:
-                steps.append((attr, form, ic))
-                continue
-            if form in _FIXED:
-                n = _FIXED[form]
-            elif form in _OFFSZ_FORMS:
-                n = unit.offset_size
-            elif form == C.DW_FORM_addr:
-                n = unit.addr_size
-            elif form == C.DW_FORM_ref_addr:
-                n = unit.offset_size if unit.version >= 3 else unit.addr_size
-            else:
-                n = None
-            if n is not None:
-                if steps and type(steps[-1]) is int:
-                    steps[-1] += n
-                else:
-                    steps.append(n)
-                continue
-            if form in leb:
-                steps.append("L")
-            elif form == C.DW_FORM_string:
-                steps.append("S")
-            elif form in (C.DW_FORM_exprloc, C.DW_FORM_block):
-                steps.append("B")
-            elif form == C.DW_FORM_block1:
-                steps.append("1")
-            elif form == C.DW_FORM_block2:
-                steps.append("2")
-            elif form == C.DW_FORM_block4:
-                steps.append("4")
-            else:
-                steps.append((attr, form, ic))
-        out[code] = (tag, sub, tuple(s for s in steps if s != 0))
+        skip = _steps(unit, specs, ())
+        # ``fixed``: the whole DIE body is a fixed number of bytes
+        fixed = -1 if any(type(s) is not int for s in skip) else sum(skip)
+        ranged = _steps(unit, specs, _RANGE_ATTRS) if sub else ()
+        out[code] = (tag, sub, skip, bool(children), fixed, ranged, any(type(s) is tuple for s in ranged),
+                     _range_recipe(ranged))
     return out
 
 
+_HI_OFFSET_SIZE = {C.DW_FORM_data1: 1, C.DW_FORM_data2: 2, C.DW_FORM_data4: 4, C.DW_FORM_data8: 8}
+
+
+def _range_recipe(steps: tuple) -> tuple | None:
+    """How to read a subroutine's ranges straight from its DIE body, for the two layouts clang emits,
+    when everything around them has a fixed size: ("rnglistx", offset of the DW_AT_ranges index) or
+    ("lowhigh", offset of a low_pc addrx/addr, bytes between, high_pc form: an offset (data1..8)
+    or an address (addr)). None: decode the attributes in general (``range_attrs``)."""
+    fields = []  # (offset from the previous field's end, attr, form)
+    gap = 0
+    for st in steps:
+        if type(st) is int:
+            gap += st
+        elif type(st) is tuple:
+            fields.append((gap, st[0], st[1]))
+            gap = 0
+        else:
+            return None
+    if len(fields) == 1 and fields[0][1:] == (C.DW_AT_ranges, C.DW_FORM_rnglistx):
+        return ("rnglistx", fields[0][0])
+    if len(fields) == 2 and fields[0][1] == C.DW_AT_low_pc and fields[1][1] == C.DW_AT_high_pc \
+            and fields[0][2] in (C.DW_FORM_addrx, C.DW_FORM_addr) \
+            and (fields[1][2] in _HI_OFFSET_SIZE or fields[1][2] == C.DW_FORM_addr):
+        return ("lowhigh", fields[0][0], fields[0][2], fields[1][0], fields[1][2])
+    return None
+
+
+def _steps(unit, specs, decode: tuple) -> tuple:
+    """Walking steps (see ``_plans``) for attribute ``specs``; attributes in ``decode`` are read."""
+    from amddbg.dwarf.info import _FIXED, _OFFSZ_FORMS
+
+    steps: list = []
+    for attr, form, ic in specs:
+        if attr in decode:
+            steps.append((attr, form, ic))
+            continue
+        if form in _FIXED:
+            n = _FIXED[form]
+        elif form in _OFFSZ_FORMS:
+            n = unit.offset_size
+        elif form == C.DW_FORM_addr:
+            n = unit.addr_size
+        elif form == C.DW_FORM_ref_addr:
+            n = unit.offset_size if unit.version >= 3 else unit.addr_size
+        else:
+            n = None
+        if n is not None:
+            if steps and type(steps[-1]) is int:
+                steps[-1] += n
+            else:
+                steps.append(n)
+            continue
+        step = _SKIP_STEP.get(form)
+        steps.append(step if step is not None else (attr, form, ic))
+    return tuple(s for s in steps if s != 0)
+
+
+_SKIP_STEP = {
+    **dict.fromkeys((C.DW_FORM_udata, C.DW_FORM_sdata, C.DW_FORM_ref_udata, C.DW_FORM_strx, C.DW_FORM_addrx,
+                     C.DW_FORM_loclistx, C.DW_FORM_rnglistx, C.DW_FORM_GNU_addr_index,
+                     C.DW_FORM_GNU_str_index), "L"),
+    C.DW_FORM_string: "S", C.DW_FORM_exprloc: "B", C.DW_FORM_block: "B",
+    C.DW_FORM_block1: "1", C.DW_FORM_block2: "2", C.DW_FORM_block4: "4",
+}
+
+
+def _walk(buf, pos: int, steps: tuple, read_form, attrs: dict | None = None, forms: dict | None = None) -> int:
+    """Run walking ``steps`` from ``pos``; decoded attributes go to ``attrs``/``forms``. New position."""
+    for st in steps:
+        t = type(st)
+        if t is int:
+            pos += st
+        elif t is str:
+            if st == "L":
+                while buf[pos] >= 0x80:
+                    pos += 1
+                pos += 1
+            elif st == "S":
+                pos = buf.index(0, pos) + 1
+            elif st == "B":
+                n, pos = uleb(buf, pos)
+                pos += n
+            elif st == "1":
+                pos += 1 + buf[pos]
+            elif st == "2":
+                pos += 2 + int.from_bytes(buf[pos:pos + 2], "little")
+            else:
+                pos += 4 + int.from_bytes(buf[pos:pos + 4], "little")
+        else:
+            attr, form, ic = st
+            val, pos = read_form(buf, pos, form, ic, False)
+            if attrs is not None:
+                attrs[attr] = val
+                forms[attr] = form
+    return pos
+
+
+class SubroutineScan:
+    """One walk over a unit's DIEs: every subroutine DIE (offset, inlined?, nearest enclosing
+    subroutine); ``ranges(i)`` reads its range attributes and decodes them on demand.
+
+    Why lazy: range lists are most of the cost of a cold lookup (a 14 MB rocsparse object has 235k
+    ranges in 16k lists), and the nested lookup below needs only the lists on its way down.
+    """
+
+    __slots__ = ("unit", "subs", "has_ranges", "orphans", "_ranges", "_plans")
+
+    def __init__(self, unit, subs: ParsedSubs, has_ranges: bytearray, orphans: bool, plans: dict) -> None:
+        self.unit = unit
+        self.subs = subs
+        self.has_ranges = has_ranges  # per subroutine: 1 if its abbreviation has range attributes
+        self.orphans = orphans  # a subroutine with ranges inside one without: nesting can't be assumed
+        self._ranges: dict[int, list[tuple[int, int, int]]] = {}
+        self._plans = plans
+
+    def range_attrs(self, i: int) -> tuple[dict, dict] | None:
+        """(attrs, forms) of the range attributes of subroutine ``i`` (None if it has none)."""
+        if not self.has_ranges[i]:
+            return None
+        u = self.unit
+        buf = u.dwarf.info_bytes
+        code, pos = uleb(buf, self.subs.offs[i])
+        attrs: dict = {}
+        forms: dict = {}
+        _walk(buf, pos, self._plans[code][5], u._read_form, attrs, forms)
+        return attrs, forms
+
+    def ranges(self, i: int) -> list[tuple[int, int, int]]:
+        """Non-empty ranges of subroutine ``i`` as (lo, hi, i) (LLVM ignores empty ones), decoded once."""
+        r = self._ranges.get(i)
+        if r is None:
+            r = []
+            u = self.unit
+            try:
+                if self.has_ranges[i]:
+                    buf = u.dwarf.info_bytes
+                    code, pos = uleb(buf, self.subs.offs[i])
+                    recipe = self._plans[code][7]
+                    if recipe is not None:
+                        r = self._ranges[i] = _read_ranges(u, buf, pos, recipe, i)
+                        return r
+                ra = self.range_attrs(i)  # any other layout: decode the attributes in general
+                if ra is not None:
+                    d = _D()
+                    d.unit = u
+                    d.attrs, d.forms = ra
+                    r = [(lo, hi, i) for lo, hi in u.dwarf.die_ranges(d) if lo != hi]
+            except AmddbgError:
+                r = []
+            self._ranges[i] = r
+        return r
+
+
+def _read_ranges(u, buf, pos: int, recipe: tuple, i: int) -> list[tuple[int, int, int]]:
+    """Ranges (lo, hi, i) of the DIE body at ``pos`` by a ``_range_recipe`` (what ``DwarfInfo.die_ranges``
+    gives for these layouts, without building attribute dictionaries)."""
+    d = u.dwarf
+    if recipe[0] == "rnglistx":
+        return d.rnglist(u, d.rnglistx_offset(u, uleb(buf, pos + recipe[1])[0]), i)
+    _, at, lo_form, gap, hi_form = recipe
+    pos += at
+    if lo_form == C.DW_FORM_addrx:
+        idx, pos = uleb(buf, pos)
+        lo = d.addrx(u, idx)
+    else:
+        lo = uint(buf, pos, u.addr_size)
+        pos += u.addr_size
+    pos += gap
+    if hi_form == C.DW_FORM_addr:
+        hi = uint(buf, pos, u.addr_size)
+    else:
+        hi = lo + uint(buf, pos, _HI_OFFSET_SIZE[hi_form])
+    return [(lo, hi, i)] if lo != hi else []
+
+
 @guard(".debug_info")
-def build_subroutine_map(unit) -> SubroutineMap:
-    """Walk the unit's DIEs once, decoding only the ranges of subroutine DIEs, and build the map."""
+def scan_subroutines(unit) -> SubroutineScan:
+    """Walk the unit's DIEs once, skipping every attribute by abbreviation plans, and note the
+    subroutine DIEs and their nesting (no attribute of theirs is decoded here)."""
     dwarf = unit.dwarf
     buf = dwarf.info_bytes
     read_form = unit._read_form
@@ -229,11 +366,8 @@ def build_subroutine_map(unit) -> SubroutineMap:
     offs = array("Q")
     inl = bytearray()
     parents = array("i")
-    groups: list[list[tuple[int, int, int]]] = []  # ranges per top-level subroutine, in DIE order
-    group: list[tuple[int, int, int]] = []
-    children_of = {code: ab[1] for code, ab in unit.abbrevs.items()}
-    d = _D()
-    d.unit = unit
+    has_ranges = bytearray()
+    orphans = False
     while pos < end:
         start = pos
         code = buf[pos]
@@ -247,65 +381,150 @@ def build_subroutine_map(unit) -> SubroutineMap:
         plan = plans.get(code)
         if plan is None:
             raise AmddbgError(f"unknown abbreviation code {code}", file=dwarf.name, offset=start)
-        tag, sub, steps = plan
-        attrs = forms = None
-        if sub:
-            attrs = {}
-            forms = {}
-        for st in steps:
-            t = type(st)
-            if t is int:
-                pos += st
-            elif t is str:
-                if st == "L":
-                    while buf[pos] >= 0x80:
-                        pos += 1
-                    pos += 1
-                elif st == "S":
-                    pos = buf.index(0, pos) + 1
-                elif st == "B":
-                    n, pos = uleb(buf, pos)
-                    pos += n
-                elif st == "1":
-                    pos += 1 + buf[pos]
-                elif st == "2":
-                    pos += 2 + int.from_bytes(buf[pos:pos + 2], "little")
-                else:
-                    pos += 4 + int.from_bytes(buf[pos:pos + 4], "little")
-            else:
-                attr, form, ic = st
-                val, pos = read_form(buf, pos, form, ic, False)
-                if sub:
-                    attrs[attr] = val
-                    forms[attr] = form
+        tag, sub, steps, kids, fixed, _ranged, ranged_attrs, _at = plan
+        if fixed >= 0:
+            pos += fixed
+        else:
+            pos = _walk(buf, pos, steps, read_form)
         if sub:
             me = len(offs)
             offs.append(start)
             inl.append(tag == INLINED)
             parents.append(cur)
-            if attrs:
-                d.attrs, d.forms = attrs, forms
-                try:
-                    ranges = dwarf.die_ranges(d)
-                except AmddbgError:
-                    ranges = []
-                if cur < 0:  # a new top-level subroutine starts a new group
-                    group = []
-                    groups.append(group)
-                for lo, hi in ranges:
-                    if lo != hi:
-                        group.append((lo, hi, me))
-            if children_of[code]:
+            has_ranges.append(ranged_attrs)
+            if ranged_attrs and cur >= 0 and not has_ranges[cur]:
+                orphans = True
+            if kids:
                 stack.append(cur)
                 cur = me
-        elif children_of[code]:
+        elif kids:
             stack.append(cur)
+    return SubroutineScan(unit, ParsedSubs(unit, offs, inl, parents), has_ranges, orphans, plans)
+
+
+def build_subroutine_map(unit) -> SubroutineMap:
+    """LLVM's exact AddrDieMap for ``unit`` (every range decoded; what the on-disk index stores)."""
+    return exact_map(scan_subroutines(unit))
+
+
+@guard(".debug_info")
+def exact_map(scan: SubroutineScan) -> SubroutineMap:
+    """Replay ``DWARFUnit::updateAddressDieMap`` over every subroutine range in DIE pre-order."""
+    groups: list[list[tuple[int, int, int]]] = []  # ranges per top-level subroutine, in DIE order
+    group: list[tuple[int, int, int]] = []
+    parents = scan.subs.parents
+    for i, ranged in enumerate(scan.has_ranges):
+        if not ranged:
+            continue
+        if parents[i] < 0:  # a new top-level subroutine starts a new group
+            group = []
+            groups.append(group)
+        group.extend(scan.ranges(i))
     keys, entries = _address_die_map(groups)
     ks = array("Q", keys)
     vals = [entries[k] for k in keys]
     hs = array("Q", [v[0] for v in vals])
     ix = array("i", [v[1] for v in vals])
-    return SubroutineMap(ParsedSubs(unit, offs, inl, parents), ks, hs, ix)
+    return SubroutineMap(scan.subs, ks, hs, ix)
+
+
+class NestedSubroutineMap:
+    """Address -> innermost subroutine by walking down the DIE tree: at each subroutine, the sorted
+    ranges of its child subroutines (decoded on first visit) say which child holds the address.
+
+    Why: LLVM's map needs every range of the unit decoded and replayed; descending decodes only the
+    children of subroutines actually visited. Both give the same answer when ranges nest: siblings
+    do not overlap and each child range lies inside one range of its parent. That holds for what
+    compilers emit (a scope's code is part of its parent's), and it is checked for every level
+    visited; a unit where it fails (or where a subroutine with ranges sits inside one without)
+    falls back to the exact replay (``exact_map``), so quirky overlaps still resolve as LLVM does.
+    """
+
+    def __init__(self, scan: SubroutineScan) -> None:
+        self.scan = scan
+        self.subs = scan.subs
+        self._levels: dict[int, tuple | None] = {}
+        self._exact: SubroutineMap | None = exact_map(scan) if scan.orphans else None
+        self._kids: dict[int, list[int]] | None = None
+
+    def exact(self) -> SubroutineMap:
+        """The exact map (decodes everything; for the on-disk index)."""
+        if self._exact is None:
+            with paused_gc():
+                self._exact = exact_map(self.scan)
+        return self._exact
+
+    def _children(self) -> dict[int, list[int]]:
+        kids: dict[int, list[int]] = {}
+        for i, p in enumerate(self.subs.parents):
+            lst = kids.get(p)
+            if lst is None:
+                kids[p] = [i]
+            else:
+                lst.append(i)
+        return kids
+
+    def _level(self, node: int) -> tuple | None:
+        """(los, his, child) of the child subroutines' ranges under ``node`` (-1: the unit), sorted;
+        None when they do not nest (overlapping siblings, or a child range not inside one parent range).
+        The checks run as ``map`` over whole lists: most levels are small and visited once."""
+        if self._kids is None:
+            self._kids = self._children()
+        ranges = self.scan.ranges
+        ents: list[tuple[int, int, int]] = []
+        for c in self._kids.get(node, ()):
+            ents += ranges(c)
+        if not ents:
+            return (), (), ()
+        ents.sort()
+        los, his, who = zip(*ents, strict=True)
+        if any(map(operator.lt, his, los)) or any(map(operator.lt, islice(los, 1, None), his)):
+            return None
+        if node >= 0:
+            outer = sorted(ranges(node))
+            olos = [-1] + [o[0] for o in outer]
+            ohis = [-1] + [o[1] for o in outer]
+            # the parent range that could hold each child range: the last one starting at or below it
+            bounds = map(ohis.__getitem__, map(operator.sub, map(bisect.bisect_right, repeat(olos), los),
+                                               repeat(1)))
+            if any(map(operator.gt, his, bounds)):
+                return None
+        return los, his, who
+
+    def leaf(self, address: int) -> int:
+        if self._exact is not None:
+            return self._exact.leaf(address)
+        levels = self._levels
+        node = -1
+        while True:
+            lv = levels.get(node, False)
+            if lv is False:
+                if self._kids is not None and node not in self._kids:
+                    return node  # no child subroutines: nothing to descend into
+                with paused_gc():
+                    lv = levels[node] = self._level(node)
+            if lv is None:
+                return self.exact().leaf(address)
+            los, his, who = lv
+            j = bisect.bisect_right(los, address) - 1
+            if j < 0 or address >= his[j]:
+                return node
+            node = who[j]
+
+    def chain(self, address: int) -> list[Subroutine]:
+        """Innermost first: inlined subroutines, then the subprogram (LLVM getInlinedChainForAddress)."""
+        return _chain(self.subs, self.leaf(address))
+
+
+def _chain(subs, i: int) -> list[Subroutine]:
+    out = []
+    while i >= 0:
+        s = subs[i]
+        out.append(s)
+        if not s.inlined:
+            break
+        i = s.parent
+    return out
 
 
 def _address_die_map(groups: list[list[tuple[int, int, int]]]) -> tuple[list[int], dict]:
@@ -385,16 +604,37 @@ def _attrs_at(dwarf, unit, off: int, cache: dict):
     return res
 
 
-def _find_recursively(dwarf, unit, attrs, wanted: tuple, cache: dict):
-    """``DWARFDie::findRecursively``: the DIE, then its abstract_origin/specification chain."""
+_LINKAGE = (C.DW_AT_MIPS_linkage_name, C.DW_AT_linkage_name)
+
+
+def _names_and_line(dwarf, unit, attrs, cache) -> tuple[str | None, str | None, int]:
+    """(linkage name, name, decl_line) as three ``_find_recursively`` calls would find them, in one
+    walk: the first value in the same breadth-first order over abstract_origin/specification links."""
+    found: list = [None, None, None]
+    missing = 3
     work = [(attrs, unit)]
     seen = set()
-    while work:
-        a, u = work.pop(0)
-        for w in wanted:
-            v = a.get(w)
+    k = 0
+    while k < len(work) and missing:
+        a, u = work[k]
+        k += 1
+        if found[0] is None:
+            for w in _LINKAGE:
+                v = a.get(w)
+                if v is not None:
+                    found[0] = v
+                    missing -= 1
+                    break
+        if found[1] is None:
+            v = a.get(C.DW_AT_name)
             if v is not None:
-                return v
+                found[1] = v
+                missing -= 1
+        if found[2] is None:
+            v = a.get(C.DW_AT_decl_line)
+            if v is not None:
+                found[2] = v
+                missing -= 1
         for link in (C.DW_AT_abstract_origin, C.DW_AT_specification):
             r = a.get(link)
             if isinstance(r, Ref) and r not in seen:
@@ -403,18 +643,9 @@ def _find_recursively(dwarf, unit, attrs, wanted: tuple, cache: dict):
                     work.append(_attrs_at(dwarf, u, int(r), cache))
                 except AmddbgError:
                     pass
-    return None
-
-
-def _names(dwarf, unit, attrs, cache) -> tuple[str | None, str | None]:
-    linkage = _find_recursively(dwarf, unit, attrs, (C.DW_AT_MIPS_linkage_name, C.DW_AT_linkage_name), cache)
-    short = _find_recursively(dwarf, unit, attrs, (C.DW_AT_name,), cache)
-    return (linkage if isinstance(linkage, str) else None, short if isinstance(short, str) else None)
-
-
-def _decl_line(dwarf, unit, attrs, cache) -> int:
-    v = _find_recursively(dwarf, unit, attrs, (C.DW_AT_decl_line,), cache)
-    return v if isinstance(v, int) else 0
+    linkage, short, line = found
+    return (linkage if isinstance(linkage, str) else None, short if isinstance(short, str) else None,
+            line if isinstance(line, int) else 0)
 
 
 class CuRanges:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections import namedtuple
+from itertools import islice
 
 from amddbg.dwarf import constants as C
-from amddbg.dwarf.reader import U16, U32, U64, guard, sleb, uint, uleb
+from amddbg.dwarf.reader import U16, U32, U64, guard, uint, uleb
 from amddbg.errors import FormatError, NotSupported
 
 IS_STMT = 1
@@ -156,114 +157,23 @@ class LineTable:
             pos += 1
         if line_range == 0:
             raise FormatError("line table with line_range 0", file=d.name, offset=off)
-        pos = prog
-        rows: list[tuple] = []
-        append = rows.append
-        seqs = self.sequences
         if max_ops != 1:
             raise NotSupported("line programs with maximum_operations_per_instruction > 1 (VLIW)")
-        # precomputed special opcodes: byte address advance and line advance
-        sp_addr = [0] * 256
-        sp_line = [0] * 256
-        for op in range(opcode_base, 256):
-            a = op - opcode_base
-            sp_addr[op] = (a // line_range) * min_inst
-            sp_line[op] = line_base + a % line_range
-        const_add = sp_addr[255]
-        ds_flag = IS_STMT if default_is_stmt else 0
-        addr = 0
-        file = 1
-        line = 1
-        col = 0
-        flags = ds_flag
-        disc = 0
-        seq_start = 0
-        fn_files = self.files
-        while pos < end:
-            op = buf[pos]
-            pos += 1
-            if op >= opcode_base:
-                addr += sp_addr[op]
-                line += sp_line[op]
-                append((addr, file, line, col, flags, disc))
-                flags &= IS_STMT
-                disc = 0
-            elif op == 1:  # DW_LNS_copy
-                append((addr, file, line, col, flags, disc))
-                flags &= IS_STMT
-                disc = 0
-            elif op == 5:  # DW_LNS_set_column (most frequent: single-byte fast path)
-                col = buf[pos]
-                if col < 0x80:
-                    pos += 1
-                else:
-                    col, pos = uleb(buf, pos)
-            elif op == 3:  # DW_LNS_advance_line
-                v = buf[pos]
-                if v < 0x40:
-                    pos += 1
-                    line += v
-                else:
-                    v, pos = sleb(buf, pos)
-                    line += v
-            elif op == 2:  # DW_LNS_advance_pc
-                v, pos = uleb(buf, pos)
-                addr += v * min_inst
-            elif op == 4:  # DW_LNS_set_file
-                file, pos = uleb(buf, pos)
-            elif op == 6:  # DW_LNS_negate_stmt
-                flags ^= IS_STMT
-            elif op == 7:  # DW_LNS_set_basic_block
-                flags |= BASIC_BLOCK
-            elif op == 8:  # DW_LNS_const_add_pc
-                addr += const_add
-            elif op == 9:  # DW_LNS_fixed_advance_pc
-                addr += U16(buf, pos)[0]
-                pos += 2
-            elif op == 10:  # DW_LNS_set_prologue_end
-                flags |= PROLOGUE_END
-            elif op == 11:  # DW_LNS_set_epilogue_begin
-                flags |= EPILOGUE_BEGIN
-            elif op == 0:
-                n, pos = uleb(buf, pos)
-                if n == 0:
-                    continue
-                sub = buf[pos]
-                nxt = pos + n
-                if sub == 1:  # DW_LNE_end_sequence
-                    append((addr, file, line, col, flags | END_SEQUENCE, disc))
-                    lo = rows[seq_start][0]
-                    if lo < addr:
-                        seqs.append((lo, addr, seq_start, len(rows)))
-                    seq_start = len(rows)
-                    addr = 0
-                    file = 1
-                    line = 1
-                    col = 0
-                    flags = ds_flag
-                    disc = 0
-                elif sub == 2:  # DW_LNE_set_address
-                    addr = uint(buf, pos + 1, n - 1)
-                elif sub == 4:  # DW_LNE_set_discriminator
-                    disc, _ = uleb(buf, pos + 1)
-                elif sub == 3:  # DW_LNE_define_file
-                    e = _find0(buf, pos + 1, d.name)
-                    name = bytes(buf[pos + 1:e]).decode("utf-8", "replace")
-                    di, _ = uleb(buf, e + 1)
-                    fn_files.append((name, di))
-                pos = nxt
-            else:
-                # unknown standard opcode: skip its ULEB operands
-                for _ in range(std_lens[op - 1] if op - 1 < len(std_lens) else 0):
-                    _, pos = uleb(buf, pos)
-        if rows:
-            cols = list(zip(*rows, strict=True))
-            self.addrs = array("Q", cols[0])
-            self.files_col = array("I", cols[1])
-            self.lines_col = array("I", (x & 0xFFFFFFFF for x in cols[2]))
-            self.cols_col = array("I", cols[3])
-            self.flags_col = array("B", cols[4])
-            self.discs_col = array("I", cols[5])
+        flat = _run_program(bytes(buf[prog:end]), opcode_base, line_base, line_range, min_inst,
+                            default_is_stmt, std_lens, self.files, self.sequences, d.name)
+        if flat:
+            # Columns by strided slices of the flat row list (C speed); mostly lists, not arrays:
+            # building arrays costs more than it saves here (``to_data`` makes arrays for the cache).
+            self.addrs = flat[0::6]
+            self.files_col = flat[1::6]
+            lines = flat[2::6]
+            try:  # the array conversion is also the cheapest range check
+                self.lines_col = array("I", lines)
+            except OverflowError:  # a line advanced below 0: LLVM's row.Line is unsigned 32-bit
+                self.lines_col = array("I", [x & 0xFFFFFFFF for x in lines])
+            self.cols_col = flat[3::6]
+            self.flags_col = flat[4::6]
+            self.discs_col = flat[5::6]
         self._finish()
 
     @property
@@ -350,12 +260,14 @@ class LineTable:
 
     # ------------------------------------------------------------------ cache (plain data)
     COLUMNS = ("addrs", "files_col", "lines_col", "cols_col", "flags_col", "discs_col")
+    TYPECODES = ("Q", "I", "I", "I", "B", "I")
 
     def to_data(self) -> tuple[dict, dict[str, bytes]]:
         """(JSON-able header, column name -> little-endian array bytes)."""
         meta = {"version": self.version, "comp_dir": self.comp_dir, "dirs": self.dirs,
                 "files": [list(f) for f in self.files], "sequences": [list(s) for s in self.sequences]}
-        return meta, {c: getattr(self, c).tobytes() for c in self.COLUMNS}
+        return meta, {c: array(t, getattr(self, c)).tobytes() for c, t in zip(self.COLUMNS, self.TYPECODES,
+                                                                                strict=True)}
 
     @classmethod
     def from_data(cls, dwarf, offset: int, meta: dict, cols: dict[str, bytes]) -> LineTable:
@@ -363,13 +275,171 @@ class LineTable:
         t.version = meta["version"]
         t.dirs = list(meta["dirs"])
         t.files = [tuple(f) for f in meta["files"]]
-        for c in cls.COLUMNS:
-            a = array(getattr(t, c).typecode)
+        for c, code in zip(cls.COLUMNS, cls.TYPECODES, strict=True):
+            a = array(code)
             a.frombytes(cols[c])
             setattr(t, c, a)
         t.sequences = [tuple(s) for s in meta["sequences"]]
         t._seq_high = [s[1] for s in t.sequences]
         return t
+
+
+def _run_program(prog: bytes, opcode_base: int, line_base: int, line_range: int, min_inst: int,
+                 default_is_stmt: bool, std_lens: list[int], files: list, seqs: list, name: str) -> list[int]:
+    """Run one line program (the bytes after the header); fill ``seqs`` and return the rows as one
+    flat list, six ints per row: address, file, line, column, flags, discriminator.
+
+    Why this shape: it is the hottest loop of a cold ``addr2line`` (a 14 MB rocsparse object has
+    620k opcodes). The program is consumed through one bytes iterator (no index arithmetic),
+    special opcodes use precomputed address/line advances, the frequent one- and two-byte LEB128
+    operands are decoded inline, and each row extends one flat list (columns are then taken by
+    strided slices, which avoids a tuple object per row). Values too large for the row columns are
+    checked only where they can arise (multi-byte operands, ends of sequences), not per row.
+    A program cut short inside an operand ends the table there.
+    """
+    rows: list[int] = []
+    append = rows.extend
+    sp_addr = [0] * 256
+    sp_line = [0] * 256
+    for op in range(opcode_base, 256):
+        a = op - opcode_base
+        sp_addr[op] = (a // line_range) * min_inst
+        sp_line[op] = line_base + a % line_range
+    const_add = sp_addr[255]
+    ds_flag = IS_STMT if default_is_stmt else 0
+    addr = 0
+    file = 1
+    line = 1
+    col = 0
+    flags = ds_flag
+    disc = 0
+    seq_start = 0
+    it = iter(prog)
+    nxt = it.__next__
+    try:
+        for op in it:
+            if op >= opcode_base:
+                addr += sp_addr[op]
+                line += sp_line[op]
+                append((addr, file, line, col, flags, disc))
+                flags &= IS_STMT
+                disc = 0
+            elif op == 3:  # DW_LNS_advance_line (SLEB128)
+                v = nxt()
+                if v < 0x80:
+                    line += v - 0x80 if v & 0x40 else v
+                else:
+                    v2 = nxt()
+                    if v2 < 0x80:
+                        v = (v & 0x7F) | (v2 << 7)
+                        line += v - 0x4000 if v2 & 0x40 else v
+                    else:
+                        line += _sleb_rest(nxt, (v & 0x7F) | ((v2 & 0x7F) << 7), 14)
+            elif op == 5:  # DW_LNS_set_column
+                col = nxt()
+                if col >= 0x80:
+                    col = _uleb_rest(nxt, col, 32)
+            elif op == 6:  # DW_LNS_negate_stmt
+                flags ^= IS_STMT
+            elif op == 4:  # DW_LNS_set_file
+                file = nxt()
+                if file >= 0x80:
+                    file = _uleb_rest(nxt, file, 32)
+            elif op == 0:  # extended opcode: ULEB length, sub-opcode, operands
+                n = nxt()
+                if n >= 0x80:
+                    n = _uleb_rest(nxt, n)
+                if n == 0:
+                    continue
+                body = bytes(islice(it, n))
+                if len(body) < n:
+                    break
+                sub = body[0]
+                if sub == 1:  # DW_LNE_end_sequence
+                    if addr >> 64:
+                        raise OverflowError("address above 64 bits")
+                    append((addr, file, line, col, flags | END_SEQUENCE, disc))
+                    nrows = len(rows) // 6
+                    lo = rows[seq_start * 6]
+                    if lo < addr:
+                        seqs.append((lo, addr, seq_start, nrows))
+                    seq_start = nrows
+                    addr = 0
+                    file = 1
+                    line = 1
+                    col = 0
+                    flags = ds_flag
+                    disc = 0
+                elif sub == 2:  # DW_LNE_set_address
+                    if addr >> 64:
+                        raise OverflowError("address above 64 bits")
+                    addr = int.from_bytes(body[1:], "little")
+                elif sub == 4:  # DW_LNE_set_discriminator
+                    disc = uleb(body, 1)[0]
+                    if disc >> 32:
+                        raise OverflowError("discriminator above 32 bits")
+                elif sub == 3:  # DW_LNE_define_file
+                    e = body.find(b"\0", 1)
+                    if e < 0:
+                        raise FormatError("unterminated file name in DW_LNE_define_file", file=name)
+                    files.append((body[1:e].decode("utf-8", "replace"), uleb(body, e + 1)[0]))
+            elif op == 8:  # DW_LNS_const_add_pc
+                addr += const_add
+            elif op == 1:  # DW_LNS_copy
+                append((addr, file, line, col, flags, disc))
+                flags &= IS_STMT
+                disc = 0
+            elif op == 2:  # DW_LNS_advance_pc
+                v = nxt()
+                if v >= 0x80:
+                    v = _uleb_rest(nxt, v)
+                addr += v * min_inst
+            elif op == 10:  # DW_LNS_set_prologue_end
+                flags |= PROLOGUE_END
+            elif op == 7:  # DW_LNS_set_basic_block
+                flags |= BASIC_BLOCK
+            elif op == 9:  # DW_LNS_fixed_advance_pc (uhalf)
+                v = nxt()
+                addr += v | (nxt() << 8)
+            elif op == 11:  # DW_LNS_set_epilogue_begin
+                flags |= EPILOGUE_BEGIN
+            else:  # unknown standard opcode: skip its ULEB operands
+                for _ in range(std_lens[op - 1] if op - 1 < len(std_lens) else 0):
+                    v = nxt()
+                    if v >= 0x80:
+                        _uleb_rest(nxt, v)
+    except StopIteration:
+        pass
+    if addr >> 64:
+        raise OverflowError("address above 64 bits")
+    return rows
+
+
+def _uleb_rest(nxt, first: int, bits: int = 64) -> int:
+    """Finish a ULEB128 whose first byte ``first`` had its continuation bit set; a value that does
+    not fit ``bits`` bits (what the row columns hold) is an OverflowError (a corrupt table)."""
+    result = first & 0x7F
+    shift = 7
+    while True:
+        b = nxt()
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            if result >> bits:
+                raise OverflowError(f"line table operand above {bits} bits")
+            return result
+        shift += 7
+
+
+def _sleb_rest(nxt, result: int, shift: int) -> int:
+    """Finish a SLEB128 after ``shift`` bits (``result``) whose last byte read had the continuation bit."""
+    while True:
+        b = nxt()
+        result |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            if b & 0x40:
+                result -= 1 << shift
+            return result
 
 
 def _same_file(path: str | None, want: str) -> bool:

@@ -15,7 +15,7 @@ from collections import namedtuple
 
 from amddbg.dwarf import sections as S
 from amddbg.dwarf.context import DwarfInfo
-from amddbg.dwarf.reader import guard
+from amddbg.dwarf.reader import guard, paused_gc
 from amddbg.dwarf.sections import ElfImage
 
 BAD = None  # LLVM's DILineInfo::BadString; printed as "??"
@@ -84,14 +84,14 @@ class Symbolizer:
 
     def __init__(self, image: ElfImage, *, use_cache: bool | None = None,
                  cache_key: str | None = None) -> None:
-        from amddbg.dwarf import cache as cache_mod
-
         self.elf = image
         self.dwarf = DwarfInfo(image)
         self._cache = None
-        if use_cache is None:
-            use_cache = cache_mod.enabled()
         self.index = None
+        if use_cache is not False:
+            from amddbg.dwarf import cache as cache_mod  # only when a cache may be used: sqlite3 etc. ~10 ms
+
+            use_cache = cache_mod.enabled() if use_cache is None else use_cache
         if use_cache:
             self._cache = cache_mod.IndexCache.for_image(image, key=cache_key)
             self.index = self._cache.load(self.dwarf)
@@ -114,7 +114,8 @@ class Symbolizer:
     def close(self) -> None:
         """Write the index cache if it was built in this run (complete index, all units)."""
         if self._dirty and self._cache is not None:
-            self.index.complete()
+            with paused_gc():
+                self.index.complete()
             self._cache.store(self.index)
             self._dirty = False
 
@@ -143,29 +144,27 @@ class Symbolizer:
                 if row is not None:
                     out.append(_row_frame(lt, row, None))
             else:
-                call = None
-                for i, s in enumerate(chain):
-                    fn = _fname(s, linkage)
-                    if i == 0:
-                        f = _row_frame(lt, row, fn) if row is not None else Frame(fn, None, 0, 0, 0)
-                    else:
-                        cf, cl, cc, cd = call
-                        path = lt.file_path(cf) if lt is not None else None
-                        f = Frame(fn, path, cl, cc, cd, inlined=True)
-                    out.append(f)
-                    call = (s.call_file, s.call_line, s.call_column, s.call_discriminator)
+                s = chain[0]
+                fn = _fname(s, linkage)
+                out.append(_row_frame(lt, row, fn) if row is not None else Frame(fn, None, 0, 0, 0))
+                for caller in chain[1:]:  # each frame's call site is in its callee's DIE
+                    path = lt.file_path(s.call_file) if lt is not None else None
+                    out.append(Frame(_fname(caller, linkage), path, s.call_line, s.call_column,
+                                     s.call_discriminator, 0, True))
+                    s = caller
         if not out:
             out.append(Frame(None, None, 0, 0, 0))
         if linkage:
             sym = idx.symbols.lookup(address)
             if sym is not None:
                 last = out[-1]
-                fn = last.function if last.function is not None else sym[2]
-                file = last.file
-                if file is None and sym[3]:
-                    file = sym[3]
-                out[-1] = Frame(fn, file, last.line, last.column, last.discriminator, last.start_line,
-                                last.inlined)
+                if last.function is None or (last.file is None and sym[3]):
+                    fn = last.function if last.function is not None else sym[2]
+                    file = last.file
+                    if file is None and sym[3]:
+                        file = sym[3]
+                    out[-1] = Frame(fn, file, last.line, last.column, last.discriminator, last.start_line,
+                                    last.inlined)
         return out
 
     def symbol_addresses(self, name: str) -> list[int]:

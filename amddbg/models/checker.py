@@ -134,11 +134,16 @@ def _enumerate(sc: Scenario, s: StaticModel, need_completion: bool) -> Iterator[
     asmos = asmo_choices(s)
     atomic_srcs = [sources(r) for r in atomic_reads]
     plain_by_loc = {m: [r for r in plain_reads if (m >> r) & 1] for m in locs}
+    # po between same-location same-reference accesses is always in locord: a cheap coherence pre-check
+    po_loc = R.inter(R.inter(s.po, s.sloc), s.sref)
     for asmo in asmos:
+        coh_base = R.union(po_loc, asmo)
         for syncbar in syncbars:
             for choice in product(*atomic_srcs):
                 rf_a = dict(zip(atomic_reads, choice, strict=True))
                 if not _final_ok(sc, s, asmo, rf_a):
+                    continue
+                if rf_a and not _coherent(s, coh_base, asmo, rf_a):
                     continue
                 dyn = Dynamic(s, rf_a, asmo, syncbar)
                 feasible: dict[int, list[dict[int, int]]] = {}
@@ -163,6 +168,18 @@ def _enumerate(sc: Scenario, s: StaticModel, need_completion: bool) -> Iterator[
                             failure = _describe_failure(sc, s, dyn, base, prs, m, sources)
                             break
                 yield Execution(sc, s, dyn, asmo, syncbar, rf_a, feasible, failure)
+
+
+def _coherent(s: StaticModel, base: R.Rel, asmo: R.Rel, rf: dict[int, int]) -> bool:
+    """acyclic(po-loc | asmo | rf | fr-via-asmo) for the given reads: necessary for consistency."""
+    g = list(base)
+    for r, w in rf.items():
+        if w == INIT:
+            g[r] |= s.sloc[r] & s.W & ~(1 << r)
+        else:
+            g[w] |= 1 << r
+            g[r] |= asmo[w] & ~(1 << r)
+    return R.is_acyclic(g)
 
 
 def _final_ok(sc: Scenario, s: StaticModel, asmo: R.Rel, rf: dict[int, int]) -> bool:

@@ -386,7 +386,41 @@ def _eval(c, env) -> bool | None:
     return {"==": vx == vy, "!=": vx != vy, "<": vx < vy, ">": vx > vy, "<=": vx <= vy, ">=": vx >= vy}[cmp]
 
 
+def _side_effect_loops(test: HerdTest) -> bool:
+    for t in test.threads:
+        labels = {ins.args["name"]: k for k, ins in enumerate(t.code) if ins.op == "label"}
+        for j, ins in enumerate(t.code):
+            if ins.op in ("goto", "br"):
+                i = labels[ins.args["target"]]
+                if i <= j and any(x.op in ("st", "rmw", "cbar") for x in t.code[i:j + 1]):
+                    return True
+    return False
+
+
+def _race_possible(test: HerdTest) -> bool:
+    """False when every conflicting pair is a pair of mutually ordered atomics in every execution."""
+    acc = [(t, ins) for t in test.threads for ins in t.code if ins.op in ("ld", "st", "rmw")]
+    for k, (t1, a) in enumerate(acc):
+        for t2, b in acc[k + 1:]:
+            if t1.tid == t2.tid or test.location(a.args["loc"]) != test.location(b.args["loc"]):
+                continue
+            if a.op == "ld" and b.op == "ld":
+                continue
+            if not (a.args["atomic"] and b.args["atomic"]) or a.args["loc"] != b.args["loc"]:
+                return True
+            lv = min(a.args["scope"], b.args["scope"])
+            key1 = {Scope.WAVEFRONT: (t1.qf, t1.wg, t1.sg), Scope.WORKGROUP: (t1.qf, t1.wg),
+                    Scope.QUEUE_FAMILY: t1.qf}.get(lv, 0)
+            key2 = {Scope.WAVEFRONT: (t2.qf, t2.wg, t2.sg), Scope.WORKGROUP: (t2.qf, t2.wg),
+                    Scope.QUEUE_FAMILY: t2.qf}.get(lv, 0)
+            if key1 != key2:
+                return True
+    return False
+
+
 def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
+    from amddbg.models.scexplore import explore
+
     dom = value_domains(test)
     per_thread = []
     bounded = False
@@ -394,6 +428,9 @@ def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
         ps, b = thread_paths(test, t, dom)
         bounded |= b
         per_thread.append(ps)
+    side_loops = _side_effect_loops(test)
+    sc = explore(test) if side_loops else None
+    race_possible = _race_possible(test)
     opts = Options(chains=not nochains, fr_via_locord_rf=True)
     want_sat = test.quantifier != "forall"  # search for phi (exists, ~exists) or for ~phi (forall)
     found_cond = None  # witness text for the decisive execution
@@ -406,24 +443,35 @@ def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
         goal = ("and", test.filter, goal)
     summaries = [[_summary(test, p) for p in ps] for ps in per_thread]
     for choice in product(*(range(len(ps)) for ps in per_thread)):
+        need_race = race_possible and any_race is None
+        need_hang = hang is None and not (sc is not None and sc.hang)
+        if found_cond is not None and not need_race and not need_hang:
+            break
         if not _values_possible([summaries[t][k] for t, k in enumerate(choice)]):
             continue
         paths = [per_thread[t][k] for t, k in enumerate(choice)]
-        combo = _resolve_barriers(test, list(paths))
-        sc, index = _scenarios(test, combo)
-        if any(not srcs for srcs in sc.rf_allowed.values()):
+        spin_any = any(p.status == "spin" for p in paths)
+        if found_cond is not None and not need_race and not spin_any:
             continue
+        combo = _resolve_barriers(test, list(paths))
         spinning = [p.tid for p in paths if p.status == "spin" and p.tid not in combo.blocked]
         terminates = not spinning and not combo.blocked
-        need_cond = terminates and found_cond is None
-        if not need_cond and any_race is not None and (terminates or hang is not None):
+        if not terminates and not need_race and not need_hang:
             continue
-        for ex in enumerate_executions(sc, opts):
+        if terminates and found_cond is not None and not need_race:
+            continue
+        scn, index = _scenarios(test, combo)
+        if any(not srcs for srcs in scn.rf_allowed.values()):
+            continue
+        for ex in enumerate_executions(scn, opts):
+            if found_cond is not None and not (race_possible and any_race is None) and (
+                    terminates or hang is not None):
+                break
             executions += 1
             if not ex.consistent:
                 continue
             if any_race is None and ex.races and (
-                    test.filter is None or _search_condition(test, combo, sc, index, ex, test.filter) is not None):
+                    test.filter is None or _search_condition(test, combo, scn, index, ex, test.filter) is not None):
                 a, b = ex.races[0]
                 any_race = explain_race(ex, a, b) + ["  in the execution:"] + [
                     "    " + x for x in describe_rf(ex, ex.witness_rf())]
@@ -433,12 +481,19 @@ def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
                 continue
             terminating += 1
             if found_cond is None:
-                w = _search_condition(test, combo, sc, index, ex, goal)
+                w = _search_condition(test, combo, scn, index, ex, goal)
                 if w is not None:
                     found_cond = w
     holds = (found_cond is not None) if test.quantifier == "exists" else (found_cond is None)
-    v = Verdict(test.path, test.name, holds, any_race is not None,
-                None if (hang is None and bounded) else hang is None, executions=executions,
+    if hang is None and sc is not None and sc.hang:
+        hang = [sc.hang]
+    if hang is not None:
+        term: bool | None = False
+    elif sc is not None:
+        term = True if sc.complete else None
+    else:
+        term = None if bounded else True
+    v = Verdict(test.path, test.name, holds, any_race is not None, term, executions=executions,
                 unroll_bound=UNROLL_BOUND if bounded else None)
     q = test.quantifier
     if found_cond is not None:
@@ -456,8 +511,13 @@ def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
         v.explanation.append("no consistent execution has a data race")
     if hang:
         v.explanation += hang
-    elif bounded:
-        v.explanation.append(f"termination undecided: loops with side effects unrolled only {UNROLL_BOUND} times")
+    elif term is None:
+        v.explanation.append("termination undecided: loops with side effects and a state space larger than "
+                             "the exploration limit")
+    elif sc is not None:
+        v.explanation.append(f"every execution terminates under fair scheduling (spin loops: final values checked "
+                             f"in the memory model; loops with side effects: all {sc.states} interleaving "
+                             f"states explored, no fair cycle or deadlock)")
     else:
         v.explanation.append("every execution terminates under fair scheduling")
     if bounded:

@@ -162,6 +162,65 @@ def test_corrupt_cache_file_is_ignored(corpus, tmp_path, monkeypatch):
     assert cli._format(s2.frames(a), a, _ns(addresses=False), demangle) == text
 
 
+def _maps(co: Path):
+    """(DwarfInfo, {cu: (nested map, LLVM-exact map)}) for every unit of ``co`` with code."""
+    from amddbg.dwarf.context import DwarfInfo
+    from amddbg.dwarf.index import NestedSubroutineMap, build_cu_ranges, exact_map, scan_subroutines
+
+    d = DwarfInfo.from_path(co)
+    cus = sorted(set(build_cu_ranges(d).cus))
+    return d, {cu: (NestedSubroutineMap(scan_subroutines(d.unit(cu))), exact_map(scan_subroutines(d.unit(cu))))
+               for cu in cus}
+
+
+def test_nested_lookup_equals_llvm_address_die_map(corpus):
+    """The cold path descends the DIE tree; the index stores LLVM's replayed AddrDieMap. Same innermost
+    subroutine for every instruction address of the corpus, without falling back."""
+    from amddbg.dwarf.index import build_cu_ranges
+
+    checked = inlined = 0
+    for co in corpus:
+        d, maps = _maps(co)
+        cr = build_cu_ranges(d)
+        for a, _ in _reference(co):
+            cu = cr.find(a)
+            if cu is None:
+                continue
+            nested, exact = maps[cu]
+            leaf = exact.leaf(a)
+            assert nested.leaf(a) == leaf, (co.name, hex(a))
+            checked += 1
+            inlined += leaf >= 0 and exact.subs[leaf].inlined
+        assert all(n._exact is None for n, _ in maps.values()), co.name
+    assert checked > 100_000 and inlined > 2_000
+
+
+@pytest.mark.parametrize("how", ["child outside parent", "overlapping siblings"])
+def test_nested_lookup_falls_back_when_ranges_do_not_nest(corpus, how):
+    """Ranges that do not nest (made so by editing a real unit's decoded ranges) switch the unit to
+    the exact replay, so quirky overlaps still resolve as LLVM's map does."""
+    from amddbg.dwarf.index import exact_map
+
+    co = next(c for c in corpus if "llvm19-gfx90a" in c.name and "O2-hip" in c.name)
+    _, maps = _maps(co)
+    nested, _ = next(m for m in maps.values() if any(s.inlined for s in m[1].subs))
+    scan = nested.scan
+    kids = nested._children()
+    parent = next(p for p, ks in kids.items() if p >= 0 and scan.ranges(p) and
+                  sum(1 for k in ks if scan.ranges(k)) >= 2)
+    first, second = [k for k in kids[parent] if scan.ranges(k)][:2]
+    lo, hi, _ = scan.ranges(first)[0]
+    if how == "child outside parent":
+        top = max(r[1] for r in scan.ranges(parent))
+        scan._ranges[first] = [(lo, top + 0x40, first)]
+    else:
+        scan._ranges[second] = [(lo, hi, second)] + scan.ranges(second)
+    exact = exact_map(scan)
+    probe = sorted({lo, hi - 1, hi, *(r[0] for k in kids[parent] for r in scan.ranges(k))})
+    assert [nested.leaf(a) for a in probe] == [exact.leaf(a) for a in probe]
+    assert nested._exact is not None
+
+
 # ---------------------------------------------------------------------- live LLVM comparisons
 FLAG_SETS = [["-f"], ["-i"], ["-a", "-p", "-f", "-i"], ["-C", "-f", "-i"], ["-a", "-p", "-C", "-f", "-i"],
              ["-s", "-f"], []]

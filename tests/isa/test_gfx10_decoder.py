@@ -146,3 +146,78 @@ def test_against_llvm_mc_roundtrip(tmp_path):
         assert " ".join(ins.text.split()) == " ".join(text.split()), raw.hex()
         n += 1
     assert n == 7
+
+
+def test_gfx1250_vopd3_and_64bit_literal():
+    d = Decoder("gfx1250")
+    v = d.decode(_w(0xCF410084, 0x00010105, 0x05000001), 0, 0)
+    assert v.text == "v_dual_add_nc_u32 v1, 4, v1 :: v_dual_add_nc_u32 v5, v5, v0" and v.size == 12
+    b = d.decode(_w(0xCF4120C2, 0x00080002, 0x09140B08), 0, 0)
+    assert b.text == "v_dual_add_nc_u32 v8, -2, v8 :: v_dual_bitop2_b32 v9, s2, v11 bitop3:0x14"
+    lit = d.decode(_w(0xA980FE00, 0xFFFFFD68, 0xFFFFFFFF), 0, 0)
+    assert lit.text == "s_add_nc_u64 s[0:1], s[0:1], 0xfffffffffffffd68" and lit.size == 12
+
+
+def test_memory_offsets_are_operands():
+    d = Decoder("gfx1100")
+    g = d.decode(_w(0xDC521FF0, 0x057C0002), 0, 0)
+    assert g.text == "global_load_b32 v5, v[2:3], off offset:-16"
+    offs = [o for o in g.operands if o.kind.value == "offset"]
+    assert offs and offs[0].value == -16
+    assert g.memory.is_load and g.memory.space is MemorySpace.GLOBAL
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("llvm-objdump-22") is None or shutil.which("llvm-mc-22") is None,
+                    reason="llvm-mc-22 / llvm-objdump-22 not installed")
+def test_random_encodings_against_llvm(monkeypatch):
+    """Random field values for known opcodes, compared with llvm-objdump (bounded by AMDDBG_SLOW_LIMIT)."""
+    import os
+    import random
+
+    from amddbg.isa.gfx10 import _fuzz
+    from amddbg.isa.gfx10._gen import encode
+    from amddbg.isa.gfx10._probe import probe
+    from amddbg.isa.gfx10.decoder import load_tables
+    from amddbg.isa.gfx10.encodings import PROBE_CPU
+
+    n = int(os.environ.get("AMDDBG_SLOW_LIMIT", "20"))
+    rnd = random.Random(7)
+    for gen in ("gfx10", "gfx11", "gfx12"):
+        t = load_tables(gen)
+        probes = []
+        for enc in ("SOP1", "SOP2", "SOPC", "VOP1", "VOP2", "VOPC", "VOP3", "DS"):
+            size = 4 if enc.startswith("SOP") or enc in ("VOP1", "VOP2", "VOPC") else 8
+            for _ in range(n):
+                vals = _fuzz.gen_values(rnd, gen, enc, int(rnd.choice(list(t[enc]))))
+                raw = bytearray(encode(gen, enc, vals, size))
+                raw[size:] = rnd.randbytes(len(raw) - size)
+                probes.append(bytes(raw))
+        d = Decoder(PROBE_CPU[gen])
+        ok = total = 0
+        for raw, (want, size) in zip(probes, probe(PROBE_CPU[gen], probes), strict=True):
+            if want is None or "/*" in want:
+                continue
+            total += 1
+            ins = d.decode(raw, 0, 0)
+            ok += " ".join(ins.text.split()) == want and ins.size == size
+        assert total and ok / total >= 0.9, (gen, ok, total)
+
+
+def test_mtbuf_and_gfx115_tables():
+    # encodings and texts from `llvm-mc-22 -show-encoding` (tbuffer_load_format_x ...)
+    t10 = Decoder("gfx1030").decode(_w(0xE8B0E010, 0x03410102), 0, 0)
+    assert t10.text == "tbuffer_load_format_x v1, v2, s[4:7], s3 format:[BUF_FMT_32_FLOAT] idxen offset:16 glc slc dlc"
+    assert t10.memory.space is MemorySpace.BUFFER and t10.memory.is_load
+    t11 = Decoder("gfx1100").decode(_w(0xE8778004, 0x03010100), 0, 0)
+    assert t11.text == "tbuffer_store_d16_format_xyzw v[1:2], off, s[4:7], s3 format:[BUF_FMT_8_8_UNORM] offset:4"
+    d115 = Decoder("gfx1151")
+    assert d115.tname == "gfx115" and d115.gen == "gfx11"
+    # GFX11.5 has SALU float ops that GFX11.0 lacks: s_cvt_f32_u32 s2, s3
+    assert d115.decode(_w(0xBE826503), 0, 0).text == "s_cvt_f32_u32 s2, s3"
+    assert Decoder("gfx1100").decode(_w(0xBE826503), 0, 0).is_unknown
+
+
+def test_unsupported_encoding_reason():
+    img = Decoder("gfx1100").decode(_w(0xF0000000, 0), 0, 0)
+    assert img.is_unknown and "MIMG" in img.unknown_reason and img.text == ".long 0xf0000000"

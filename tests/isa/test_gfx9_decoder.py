@@ -139,7 +139,7 @@ def test_branch_flags(sample):
         if ins.mnemonic == "s_barrier":
             assert ins.is_barrier
         if ins.mnemonic == "s_setpc_b64":
-            assert ins.is_return
+            assert ins.is_branch and ins.is_return == ref.text.endswith("s[30:31]")
         if ins.mnemonic == "s_swappc_b64":
             assert ins.is_call
         if ins.mnemonic == "s_endpgm":
@@ -155,9 +155,24 @@ def test_truncated_and_unknown_never_raise():
         ins = d.decode(data, 0, 0x100)
         assert ins.is_unknown and ins.text.startswith(".long 0x") and ins.unknown_reason
         assert ins.size == min(4, len(data))
-    # a MIMG word is not decoded yet: visible .long with a reason
-    ins = d.decode(bytes.fromhex("0000 00f0 0000 0000".replace(" ", "")), 0, 0)
-    assert ins.is_unknown and ins.text == ".long 0xf0000000"
+    # EXP (graphics export) is not decoded: a visible .long with a reason
+    ins = d.decode(bytes.fromhex("000000c400000000"), 0, 0)
+    assert ins.is_unknown and ins.text == ".long 0xc4000000" and "EXP" in ins.unknown_reason
+
+
+def test_image_instructions_gfx9():
+    """MIMG text as llvm-mc-22 prints it (facts probed with `llvm-mc-22 --disassemble -mcpu=gfx906`)."""
+    d = Decoder("gfx906")
+    cases = {
+        "001f00f004000200": "image_load v[0:3], v4, s[8:15] dmask:0xf unorm",
+        "000f80f004008200": "image_sample v[0:3], v4, s[8:15], s[16:19] dmask:0xf",
+        "000180f004008200": "image_sample v0, v4, s[8:15], s[16:19] dmask:0x1",
+        "000300f004000200": "image_load v[0:1], v4, s[8:15] dmask:0x3",
+    }
+    for hexbytes, text in cases.items():
+        ins = d.decode(bytes.fromhex(hexbytes), 0, 0)
+        assert ins.text == text
+        assert ins.memory is not None and ins.memory.is_load
 
 
 @settings(max_examples=300, deadline=None)

@@ -76,7 +76,7 @@ def main(argv: list[str]) -> int:
     dec = Decoder(PROBE_CPU[gen])
     probes: list[tuple[str, bytes]] = []
     for enc in ("SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "VOP1", "VOP2", "VOPC", "VOP3", "VOP3P", "DS", "SMEM",
-                "FLAT", "MUBUF", "VOPD"):
+                "FLAT", "MUBUF", "MTBUF", "VOPD"):
         if enc not in t:
             continue
         size = {"FLAT": 12, "MUBUF": 12}.get(enc, 8) if gen in ("gfx12", "gfx1250") else 8

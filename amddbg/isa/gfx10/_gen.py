@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 
 from amddbg.isa.gfx10._probe import probe
-from amddbg.isa.gfx10.encodings import FIELDS, PROBE_CPU
+from amddbg.isa.gfx10.encodings import FIELDS, PROBE_CPU, pre12
 
 OUT = Path(__file__).with_name("tables")
 LIT = 0x12345678
-NULL = {"gfx10": 125, "gfx11": 124, "gfx12": 124, "gfx1250": 124}
+NULL = {"gfx10": 125, "gfx11": 124, "gfx115": 124, "gfx12": 124, "gfx1250": 124}
 PREFIX = {
     "SOP1": 0xBE800000, "SOPC": 0xBF000000, "SOPP": 0xBF800000, "SOPK": 0xB0000000, "SOP2": 0x80000000,
     "VOP1": 0x7E000000, "VOPC": 0x7C000000, "VOP2": 0x00000000, "VOP3": 0xD4000000, "VOP3P": 0xCC000000,
@@ -81,9 +81,13 @@ def encode(gen: str, enc: str, values: dict[str, int], size: int) -> bytes:
     words = [0] * (size // 4)
     words[0] = PREFIX.get(enc, 0)
     if enc == "FLAT":
-        words[0] |= 0xDC000000 if gen in ("gfx10", "gfx11") else 0xEC000000
+        words[0] |= 0xDC000000 if pre12(gen) else 0xEC000000
     if enc == "MUBUF":
-        words[0] |= 0xE0000000 if gen in ("gfx10", "gfx11") else 0xC4000000
+        words[0] |= 0xE0000000 if pre12(gen) else 0xC4000000
+    if enc == "MTBUF":
+        words[0] |= 0xE8000000
+        if "op3" in fields and "op" in values:
+            values = {**values, "op3": values["op"] >> 3}
     for name, v in values.items():
         if name not in fields:
             continue
@@ -103,7 +107,7 @@ def template(gen: str, enc: str, text: str, markers: dict[str, int]) -> list | N
             by_reg[v & 0xFF] = f
         elif f in ("sbase",):
             by_reg[v * 2] = f
-        elif f == "srsrc" and gen in ("gfx10", "gfx11"):
+        elif f == "srsrc" and pre12(gen):
             by_reg[v * 4] = f
         elif f == "vdsty" and enc == "VOPD":
             by_reg[(v << 1) | 1] = f
@@ -269,16 +273,16 @@ def build(gen: str) -> dict:
     smem_off = {"offset": 0x10}
     t = learn(gen, "SMEM", list(range(256)), [{"sdata": 20, "sbase": 20, "soffset": null}], 8, smem_off)
     tables["SMEM"] = finish("SMEM", t, 8, with_types=False)
-    fsize = 8 if gen in ("gfx10", "gfx11") else 12
+    fsize = 8 if pre12(gen) else 12
     flat: dict[str, dict] = {}
     for seg in (0, 1, 2):
         variants = {"n": {"saddr": null}, "s": {"saddr": 20}}
-        if seg == 1 and gen != "gfx10":
+        if seg == 1 and gen != "gfx10":  # GFX11+ scratch has the SVE bit
             variants = {"n": {"saddr": null, "sve": 1}, "s": {"saddr": 20, "sve": 0}, "sv": {"saddr": 20, "sve": 1},
                         "nn": {"saddr": null, "sve": 0}}
         if seg == 0:
             variants = {"n": {"saddr": null}}
-        ret = {"glc": 1} if gen in ("gfx10", "gfx11") else {"th": 1}
+        ret = {"glc": 1} if pre12(gen) else {"th": 1}
         variants.update({"g" + k: {**v, **ret} for k, v in variants.items()})
         per: dict[str, dict] = {}
         for vk, vv in variants.items():
@@ -292,7 +296,7 @@ def build(gen: str) -> dict:
     tables["FLAT"] = flat
     mub: dict[str, dict] = {}
     for vk, (offen, idxen) in {"00": (0, 0), "10": (1, 0), "01": (0, 1), "11": (1, 1)}.items():
-        rs = 5 if gen in ("gfx10", "gfx11") else 20
+        rs = 5 if pre12(gen) else 20
         base = {"vdata": 40, "vaddr": 100, "srsrc": rs, "soffset": 60, "offen": offen, "idxen": idxen}
         if fsize == 12:
             base["format"] = 1
@@ -424,7 +428,53 @@ def extras(gen: str) -> dict:
         m = re.search(r"hwreg\((\w+)\)", t or "")
         hw.append(m.group(1) if m and not m.group(1).isdigit() else None)
     tables["_hwreg"] = hw
+    ver: dict[str, str] = {}
+    if "s_version" in sopk:
+        ps = [encode(gen, "SOPK", {"op": sopk["s_version"], "simm16": v}, 4) for v in range(256)]
+        for v, (t, _sz) in enumerate(probe(cpu, ps)):
+            word = (t or "").split(" ", 1)[-1]
+            if word.startswith("UC_VERSION_"):
+                ver[str(v)] = word
+    tables["_ver"] = ver
+    if pre12(gen):
+        # GFX10/11 MTBUF: opcode templates per addressing form (as MUBUF) and the format names
+        mt: dict[str, dict] = {}
+        for vk, (offen, idxen) in {"00": (0, 0), "10": (1, 0), "01": (0, 1), "11": (1, 1)}.items():
+            base = {"vdata": 40, "vaddr": 100, "srsrc": 5, "soffset": 60, "offen": offen, "idxen": idxen, "format": 1}
+            t = learn(gen, "MTBUF", list(range(16)), [base], 8)
+            for op, (mn, tm, _b) in t.items():
+                mt.setdefault(str(op), {"m": mn, "v": {}})["v"][vk] = tm
+        tables["MTBUF"] = mt
+        tops = [int(k) for k, v in mt.items() if v["m"] == "tbuffer_load_format_x"]
+        fmt: list[str | None] = []
+        if tops:
+            ps = [encode(gen, "MTBUF", {"op": tops[0], "vdata": 40, "srsrc": 5, "soffset": 60, "format": v}, 8)
+                  for v in range(128)]
+            for t, _sz in probe(cpu, ps):
+                m = re.search(r" (format:\S+)", t or "")
+                fmt.append(m.group(1) if m else None)
+        tables["_fmt"] = fmt
+    if not pre12(gen):
+        # GFX12 tbuffer: the unified format names (`format:[BUF_FMT_...]`) per 7-bit format value
+        tops = [int(k) for k, v in tables["MUBUF"].items() if v["m"] == "tbuffer_load_format_x"]
+        fmt: list[str | None] = []
+        if tops:
+            ps = [encode(gen, "MUBUF", {"op": tops[0], "vdata": 40, "srsrc": 20, "soffset": 60, "format": v}, 12)
+                  for v in range(128)]
+            for t, _sz in probe(cpu, ps):
+                m = re.search(r" (format:\S+)", t or "")
+                fmt.append(m.group(1) if m else None)
+        tables["_fmt"] = fmt
     if gen == "gfx1250":
+        # GFX12.5 FLAT (segment 0) also takes an SGPR base address like GLOBAL
+        for vk, vv in {"s": {"saddr": 20}, "gs": {"saddr": 20, "th": 1}}.items():
+            base = {"vdst": 40, "data": 60, "addr": 100, "seg": 0, **vv}
+            t = learn(gen, "FLAT", list(range(256)), [base], 12)
+            for op, (mn, tm, _b) in t.items():
+                if vk.startswith("g") and "atomic" not in mn:
+                    continue
+                e = tables["FLAT"]["0"].setdefault(str(op), {"m": mn, "v": {}})
+                e["v"][vk] = tm
         vd = {"vdstx": 40, "srcx0": 256 + 60, "vsrcx1": 82, "srcx2": 20, "vdsty": 43, "srcy0": 256 + 101,
               "vsrcy1": 123, "srcy2": 22}
         vd2 = {**vd, "srcx2": 84, "srcy2": 125}
@@ -482,6 +532,8 @@ def modifier_flags(gen: str, tables: dict) -> None:
     for enc in ("VOP3", "VOP3P"):
         keys, ps = [], []
         for op, e in tables[enc].items():
+            for k in ("os", "osn", "osh", "nl", "nh", "ab", "ng"):
+                e.pop(k, None)
             base = _base_from_template(e["t"])
             n = sum(1 for tok in e["t"] if tok[0] == "F" and tok[1].startswith("src"))
             m = (1 << n) - 1
@@ -491,7 +543,9 @@ def modifier_flags(gen: str, tables: dict) -> None:
                         ("nl", {"neg": m}, "neg_lo:"), ("nh", {"neg_hi": m}, "neg_hi:"))
             else:
                 defs = (("os", {"opsel": m | 8}, "op_sel:"), ("os", {"opsel": m}, "op_sel:"),
-                        ("ab", {"abs": m}, "|"), ("ng", {"neg": m}, "-"))
+                        ("os", {"opsel": 1}, "op_sel:"),
+                        *((f"ab{i}", {"abs": 1 << i}, "|") for i in range(n)),
+                        *((f"ng{i}", {"neg": 1 << i}, "-") for i in range(n)))
             for flag, extra, needle in defs:
                 ps.append(encode(gen, enc, {**base, **extra, "op": int(op)}, 8))
                 keys.append((op, flag, needle))
@@ -502,8 +556,15 @@ def modifier_flags(gen: str, tables: dict) -> None:
                 hit = bool(re.search(r"[ ,]-[sv\[]", t))
             else:
                 hit = needle in t
-            if hit:
+            if hit and flag[:2] in ("ab", "ng") and len(flag) == 3:
+                e = tables[enc][op]
+                e[flag[:2]] = e.get(flag[:2], 0) | 1 << int(flag[2])
+            elif hit:
                 tables[enc][op][flag] = 1
+                if flag == "os":
+                    m = re.search(r"op_sel:\[([0-9,]*)\]", t)
+                    if m:
+                        tables[enc][op]["osn"] = m.group(1).count(",") + 1
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Used by the tests and by hand:
 
-    python -m amddbg.isa.gfx10.accuracy corefiles/co/*gfx1[0-2]*.co
+    python -m amddbg.isa.gfx10.accuracy corefiles/co/*gfx1[0-2]*.co [--rocsparse N]
 
 prints, per processor, how many reference instructions have the same address and text (whitespace
 normalised, trailing `// comment` dropped), and the most frequent mismatches.
@@ -38,13 +38,11 @@ def reference(path: Path) -> dict[int, str]:
 
 
 def processor_of(elf: ELFFile) -> str:
+    from amddbg.codeobj.processors import BY_MACH
+
     mach = elf.header["e_flags"] & 0xFF
-    names = {0x36: "gfx1030", 0x41: "gfx1100", 0x48: "gfx1200", 0x4E: "gfx1201", 0x49: "gfx1250",
-             0x4A: "gfx1251", 0x37: "gfx1031", 0x38: "gfx1032", 0x39: "gfx1033", 0x3E: "gfx1034",
-             0x3D: "gfx1035", 0x45: "gfx1036", 0x42: "gfx1101", 0x43: "gfx1102", 0x44: "gfx1103",
-             0x46: "gfx1150", 0x43 + 0x100: "gfx1102", 0x4B: "gfx1151", 0x4C: "gfx1152", 0x55: "gfx1153",
-             0x52: "gfx10-3-generic", 0x54: "gfx11-generic", 0x59: "gfx12-generic"}
-    return names.get(mach, f"mach{mach:#x}")
+    p = BY_MACH.get(mach)
+    return p.name if p else f"mach{mach:#x}"
 
 
 def decode_object(path: Path, processor: str | None = None) -> tuple[str, dict[int, str]]:
@@ -71,23 +69,70 @@ def compare(path: Path, ref_path: Path | None = None) -> tuple[str, int, int, li
     return proc, len(ref) - len(bad), len(ref), bad
 
 
+ROCSPARSE = Path("/usr/lib/x86_64-linux-gnu/librocsparse.so.0")
+
+
+def rocsparse_objects(limit: int, workdir: Path) -> list[Path]:
+    """Extract up to `limit` GFX10+ code objects (spread over sizes) from librocsparse's offload
+    bundles into `workdir`, each with a live `llvm-objdump-22 -d` reference beside it."""
+    import mmap
+    import subprocess
+
+    from amddbg.codeobj.bundle import iter_bundle_entries
+
+    out: list[Path] = []
+    with open(ROCSPARSE, "rb") as fh:
+        elf = ELFFile(fh)
+        sec = elf.get_section_by_name(".hip_fatbin")
+        if sec is None:
+            return out
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        view = memoryview(mm)[sec["sh_offset"] : sec["sh_offset"] + sec["sh_size"]]
+        ents = [e for e in iter_bundle_entries(view, str(ROCSPARSE))
+                if e.is_device and "--gfx1" in e.entry_id]
+        ents.sort(key=lambda e: e.size)
+        step = max(1, len(ents) // max(limit, 1))
+        for e in ents[::step][:limit]:
+            tgt = e.target_id.split("--")[-1].split(":")[0]
+            p = workdir / f"rocsparse-{tgt}-{e.bundle_index}.co"
+            p.write_bytes(bytes(e.data))
+            ref = subprocess.run(["llvm-objdump-22", "-d", str(p)], capture_output=True, text=True, check=True)
+            Path(str(p) + ".objdump.txt").write_text(ref.stdout)
+            out.append(p)
+        # entries hold views into the mapping: let the mapping go with them (no explicit close)
+    return out
+
+
 def main(argv: list[str]) -> int:
+    import argparse
+    import tempfile
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("objects", nargs="*", type=Path, help="code objects with X.co.objdump.txt beside them")
+    ap.add_argument("--rocsparse", type=int, default=0, help="also extract N objects from librocsparse")
+    ap.add_argument("--show", type=int, default=40, help="mismatch buckets to print")
+    args = ap.parse_args(argv)
     per: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     buckets: Counter = Counter()
     examples: dict[str, tuple] = {}
-    for p in argv:
-        proc, ok, total, bad = compare(Path(p))
-        w = "w64" if "w64" in p else "w32"
-        for key in (proc, f"{proc}-{w}"):
-            per[key][0] += ok
-            per[key][1] += total
-        for a, want, got in bad:
-            k = want.split(" ")[0]
-            buckets[k] += 1
-            examples.setdefault(k, (p, hex(a), want, got))
+    with tempfile.TemporaryDirectory() as tmp:
+        objs = list(args.objects)
+        if args.rocsparse:
+            objs += rocsparse_objects(args.rocsparse, Path(tmp))
+        for p in objs:
+            proc, ok, total, bad = compare(Path(p))
+            w = "w64" if "w64" in p.name else "w32"
+            keys = [proc, f"{proc}-{w}"] if "rocsparse" not in p.name else [proc, f"{proc}-rocsparse"]
+            for key in keys:
+                per[key][0] += ok
+                per[key][1] += total
+            for a, want, got in bad:
+                k = want.split(" ")[0]
+                buckets[k] += 1
+                examples.setdefault(k, (p.name, hex(a), want, got))
     for k, (ok, total) in sorted(per.items()):
         print(f"{k:20s} {ok:7d}/{total:7d} = {100.0 * ok / max(total, 1):7.3f}%")
-    for k, n in buckets.most_common(40):
+    for k, n in buckets.most_common(args.show):
         print(f"{n:6d} {k:28s} {examples[k]}")
     return 0
 

@@ -1,13 +1,18 @@
-"""Table-driven decoder for GFX10.3, GFX11, GFX12 and GFX12.5 machine code.
+"""Table-driven decoder for GFX10.3, GFX11, GFX11.5, GFX12 and GFX12.5 machine code.
 
 Dispatch is one list lookup on the top 9 bits of the first dword (every encoding of these
-generations is identified there), then a per-encoding function extracts the fields and renders the
-opcode's operand template from `tables/<generation>.json`.  Identical instruction bytes decode to
-identical text except for PC-relative branches, so results are memoised by raw bytes.
+generations is identified there), then a per-encoding function extracts the fields (a generated
+dict display per layout) and renders the opcode's operand template from `tables/<set>.json`.
+Identical instruction bytes decode to identical text except for PC-relative branches (whose target
+is re-based per address), so `decode_all` memoises by raw bytes: a repeated instruction costs one
+dict lookup and one constructor call.  Bytes no table knows become `.long 0x…` with a reason; no
+input raises.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 import json
 import re
 from functools import cache
@@ -15,7 +20,7 @@ from pathlib import Path
 
 from amddbg.isa.common import FLOAT_INLINE_TEXT, hex_imm, unknown_instruction
 from amddbg.isa.gfx10 import special
-from amddbg.isa.gfx10.encodings import FIELDS, MATCH, generation
+from amddbg.isa.gfx10.encodings import FIELDS, MATCH, UNSUPPORTED, encoding_generation, table_name
 from amddbg.isa.gfx10.operands import SIG_CLASS, inline_float, literal
 from amddbg.isa.model import Instruction, MemoryInfo, MemorySpace, Operand, OperandKind
 
@@ -25,6 +30,28 @@ _TABLES = Path(__file__).with_name("tables")
 @cache
 def load_tables(gen: str) -> dict:
     return json.loads((_TABLES / f"{gen}.json").read_text())
+
+
+def _default(f: dataclasses.Field) -> object:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return None
+
+
+# Instruction fields after (address, size, raw), in declaration order: cache entries hold them as a
+# tuple so a cache hit is one positional constructor call.
+_REST_FIELDS = [(f.name, _default(f)) for f in dataclasses.fields(Instruction)[3:]]
+_BT_INDEX = [n for n, _d in _REST_FIELDS].index("branch_target")
+_REST_DEFAULTS = [d for _n, d in _REST_FIELDS]
+_REST_INDEX = {n: i for i, (n, _d) in enumerate(_REST_FIELDS)}
+assert [n for n, _d in _REST_FIELDS[:4]] == ["mnemonic", "encoding", "operands", "text"]
+assert [f.name for f in dataclasses.fields(Instruction)[:3]] == ["address", "size", "raw"]
+
+
+_SHARED: dict[str, tuple] = {}
+_CACHE_LIMIT = 1 << 21  # distinct instruction encodings kept per table set before starting afresh
 
 
 class _Unknown(Exception):
@@ -39,7 +66,7 @@ _CALLS = {"s_swappc_b64", "s_call_b64", "s_swap_pc_i64", "s_call_i64"}
 _SETPC = {"s_setpc_b64", "s_set_pc_i64"}
 _DEST_FIELDS = {"vdst", "sdst", "vdstx", "vdsty"}
 _DS2 = re.compile(r"2addr|(read|write|wrxchg)2")
-_VECTOR_MEM = {"FLAT", "MUBUF", "DS"}
+_VECTOR_MEM = {"FLAT", "MUBUF", "MTBUF", "DS"}
 _SRC9 = {"src0", "src1", "src2", "srcx0", "srcy0"}
 _OPSEL_BIT = {"src0": 0, "src1": 1, "src2": 2, "vdst": 3}
 
@@ -63,8 +90,9 @@ class Decoder:
 
     def __init__(self, processor: str):
         self.processor = processor
-        self.gen = generation(processor)
-        t = load_tables(self.gen)
+        self.tname = table_name(processor)  # opcode tables: gfx10, gfx11, gfx115, gfx12, gfx1250
+        self.gen = encoding_generation(self.tname)  # bit layouts: gfx115 encodes like gfx11
+        t = load_tables(self.tname)
         self.t = t
         names = t["_names"]
         self.s32: list[str | None] = names["s32"]
@@ -73,22 +101,24 @@ class Decoder:
         self.d64: list[str | None] = names["d64"]
         self.null = 125 if self.gen == "gfx10" else 124
         self.sopimm = t["_sopimm"]
-        self.fields = {enc: [(n, d, lo, (1 << w) - 1) for n, (d, lo, w) in f.items()]
-                       for enc, f in FIELDS[self.gen].items()}
-        self.dispatch: list[tuple[str, int] | None] = [None] * 512
-        for top in range(512):
-            w = top << 23
-            for mask, val, enc, size in MATCH[self.gen]:
-                if w & mask & 0xFF800000 == val:
-                    self.dispatch[top] = (enc, size)
-                    break
+        self._extract, self.dispatch = _layout(self.gen)
         self._handlers = {
             "SOP1": self._sop, "SOP2": self._sop, "SOPC": self._sop, "SOPK": self._sopk, "SOPP": self._sopp,
             "VOP1": self._vop, "VOP2": self._vop, "VOPC": self._vop, "VOP3": self._vop3, "VOP3P": self._vop3p,
             "SMEM": self._smem, "DS": self._ds, "FLAT": self._flat, "MUBUF": self._mubuf, "VOPD": self._vopd,
-            "VOPD3": self._vopd3,
+            "VOPD3": self._vopd3, "MTBUF": self._mubuf,
         }
-        self._cache: dict[bytes, tuple] = {}
+        # Memo caches depend only on the table set, so decoders of the same set share them (a CLI
+        # that opens several objects of one target decodes repeated instructions once).
+        shared = _SHARED.get(self.tname)
+        if shared is None or len(shared[0]) > _CACHE_LIMIT:
+            shared = _SHARED[self.tname] = ({}, {}, {}, {}, {}, {})
+        self._cache: dict[bytes, tuple] = shared[0]
+        self._cache2: dict[bytes, tuple] = shared[1]
+        self._opcache: dict[tuple, Operand] = shared[2]
+        self._modmask: dict[str, tuple[int, int]] = shared[3]
+        self._vop3_by_name: dict[str, dict] = shared[4]
+        self._vcache: dict[tuple, Operand] = shared[5]
         self._flat_off_bits = {"gfx10": 12, "gfx11": 13}.get(self.gen, 24)
 
     # ------------------------------------------------------------------ public API
@@ -97,19 +127,31 @@ class Decoder:
         n = len(data) - offset
         if n < 4:
             return unknown_instruction(data, offset, address, "truncated instruction at end of section")
-        w0 = int.from_bytes(data[offset : offset + 4], "little")
-        d = self.dispatch[w0 >> 23]
+        d = self.dispatch[(data[offset + 3] << 1) | (data[offset + 2] >> 7)]
         if d is None:
+            w0 = int.from_bytes(data[offset : offset + 4], "little")
+            for mask, val, enc, _size in UNSUPPORTED.get(self.gen, ()):
+                if w0 & mask == val:
+                    return unknown_instruction(data, offset, address, f"{enc} encoding is not supported")
             return unknown_instruction(data, offset, address, f"no GFX10+ encoding matches 0x{w0:08x}")
-        enc, size = d
-        # Longest possible form: base + literal (+ 64-bit literal on gfx1250) -> at most 20 bytes.
-        raw_max = bytes(data[offset : offset + min(n, size + 8)])
-        cached = self._cache.get(raw_max[:size])
-        if cached is not None and cached[0] <= len(raw_max) and cached[1] is None:
-            # only literal-free, non-PC-relative decodes are cached by base bytes
-            return self._make(cached[2], address, raw_max[: cached[0]])
+        size = d[1]
+        key = bytes(data[offset : offset + size])
+        hit = self._cache.get(key)
+        if hit is not None:
+            if hit[0] == 0:  # uses trailing literal dwords: second-level cache on the full bytes
+                full = bytes(data[offset : offset + hit[1]])
+                hit = self._cache2.get(full)
+                if hit is not None:
+                    return self._build(hit, address, full)
+            else:
+                return self._build(hit, address, key)
+        return self._slow(data, offset, address, d[0], size, n)
+
+    def _slow(self, data, offset: int, address: int, enc: str, size: int, n: int) -> Instruction:
         if size > n:
             return unknown_instruction(data, offset, address, f"truncated {enc} instruction")
+        # Longest possible form: base + literal (+ 64-bit literal on gfx1250).
+        raw_max = bytes(data[offset : offset + min(n, size + 8)])
         words = [int.from_bytes(raw_max[i : i + 4], "little") for i in range(0, len(raw_max) - 3, 4)]
         ctx = _Ctx(words, size)
         try:
@@ -120,36 +162,82 @@ class Decoder:
             return unknown_instruction(data, offset, address, f"{enc}: cannot decode ({exc.__class__.__name__})")
         if ctx.size > n:
             return unknown_instruction(data, offset, address, f"truncated {enc} instruction (literal)")
-        pcrel = parts[-1].get("branch_target") is not None
-        if not pcrel and ctx.lit is None:
-            self._cache[raw_max[:size]] = (ctx.size, None, parts)
-        return self._make(parts, address, raw_max[: ctx.size])
+        entry = self._entry_of(parts, ctx.size)
+        raw = raw_max[: ctx.size]
+        if ctx.size == size:
+            self._cache[raw] = entry
+        elif ctx.lit is not None and len(self._cache2) < 1 << 20:
+            self._cache[raw_max[:size]] = (0, ctx.size)
+            self._cache2[raw] = entry
+        return self._build(entry, address, raw)
 
     def decode_all(self, data, address: int) -> list[Instruction]:
-        """Decode a whole code section sequentially."""
+        """Decode a whole code section sequentially (memoised: repeated bytes cost one dict lookup)."""
+        if not isinstance(data, bytes):
+            data = bytes(data)
+        # Hundreds of thousands of small acyclic objects: the cyclic GC would rescan the growing list
+        # over and over (measured ~2x of the whole decode), so pause it for the loop.
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._decode_all(data, address)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _decode_all(self, data: bytes, address: int) -> list[Instruction]:
         out: list[Instruction] = []
+        append = out.append
+        cache, cache2, dispatch, build = self._cache, self._cache2, self.dispatch, self._build
         off = 0
         n = len(data)
         while off < n:
-            ins = self.decode(data, off, address + off)
-            out.append(ins)
+            ins = None
+            if n - off >= 4:
+                d = dispatch[(data[off + 3] << 1) | (data[off + 2] >> 7)]
+                if d is not None:
+                    key = data[off : off + d[1]]
+                    hit = cache.get(key)
+                    if hit is not None:
+                        if hit[0] == 0:
+                            key = data[off : off + hit[1]]
+                            hit = cache2.get(key)
+                        if hit is not None:
+                            if hit[2] is None:
+                                ins = Instruction(address + off, hit[0], key, *hit[1])
+                            else:
+                                ins = build(hit, address + off, key)
+                    else:
+                        ins = self._slow(data, off, address + off, d[0], d[1], n - off)
+            if ins is None:
+                ins = self.decode(data, off, address + off)
+            append(ins)
             off += ins.size or 4
         return out
 
     # ------------------------------------------------------------------ construction
     @staticmethod
-    def _make(parts: tuple, address: int, raw: bytes) -> Instruction:
+    def _entry_of(parts: tuple, size: int) -> tuple:
+        """Cache entry: (size, positional Instruction values after `raw`, branch offset or None)."""
         mn, enc, ops, text, flags = parts
-        bt = flags.get("branch_rel")
-        if bt is not None:
-            flags = dict(flags)
-            flags["branch_target"] = address + 4 + bt * 4
-            del flags["branch_rel"]
-        return Instruction(address=address, size=len(raw), raw=raw, mnemonic=mn, encoding=enc, operands=ops,
-                           text=text, **flags)
+        rel = flags.pop("branch_rel", None)
+        rest = list(_REST_DEFAULTS)
+        rest[0], rest[1], rest[2], rest[3] = mn, enc, ops, text
+        for k, v in flags.items():
+            rest[_REST_INDEX[k]] = v
+        return (size, tuple(rest), rel)
+
+    @staticmethod
+    def _build(entry: tuple, address: int, raw: bytes) -> Instruction:
+        size, rest, rel = entry
+        if rel is None:
+            return Instruction(address, size, raw, *rest)
+        r = list(rest)
+        r[_BT_INDEX] = address + 4 + rel * 4
+        return Instruction(address, size, raw, *r)
 
     def _fields(self, enc: str, words: list[int]) -> dict[str, int]:
-        return {n: (words[d] >> lo) & m for n, d, lo, m in self.fields[enc]}
+        return self._extract[enc](words)
 
     # ------------------------------------------------------------------ operand helpers
     def _lit(self, ctx: _Ctx) -> int:
@@ -161,6 +249,8 @@ class Decoder:
         return ctx.words[ctx.lit]
 
     def _sreg(self, code: int, width: int, dest: bool = False) -> str:
+        if code >= 128:
+            dest = False  # destination fields that hold source-only codes print like sources
         if width == 1:
             name = (self.d32 if dest else self.s32)[code] if (code < 128 or not dest) else None
         elif width == 2:
@@ -180,7 +270,16 @@ class Decoder:
         return name
 
     def _src(self, ctx: _Ctx, code: int, width: int, cls: str, dest: bool = False) -> Operand:
-        """A 9-bit (or 8-bit scalar) source operand."""
+        """A 9-bit (or 8-bit scalar) source operand (memoised unless it is a literal)."""
+        if code < 254 or code >= 256:
+            key = (code, width, cls, dest)
+            o = self._opcache.get(key)
+            if o is None:
+                o = self._opcache[key] = self._src1(ctx, code, width, cls, dest)
+            return o
+        return self._src1(ctx, code, width, cls, dest)
+
+    def _src1(self, ctx: _Ctx, code: int, width: int, cls: str, dest: bool = False) -> Operand:
         if code >= 256:
             r = code - 256
             text = f"v{r}" if width == 1 else f"v[{r}:{r + width - 1}]"
@@ -207,8 +306,12 @@ class Decoder:
         return Operand(kind, text, register=code if code < 124 else None, count=width, is_dest=dest)
 
     def _vreg(self, r: int, width: int, dest: bool = False) -> Operand:
-        text = f"v{r}" if width == 1 else f"v[{r}:{r + width - 1}]"
-        return Operand(OperandKind.VGPR, text, register=r, count=width, is_dest=dest)
+        key = (r, width, dest)
+        o = self._vcache.get(key)
+        if o is None:
+            text = f"v{r}" if width == 1 else f"v[{r}:{r + width - 1}]"
+            o = self._vcache[key] = Operand(OperandKind.VGPR, text, register=r, count=width, is_dest=dest)
+        return o
 
     def _render(self, ctx: _Ctx, entry: dict, f: dict[str, int], overrides: dict | None = None,
                 opsel: int | None = None) -> list[Operand]:
@@ -216,66 +319,110 @@ class Decoder:
 
         True16 operands (template kind `v.l`) print `.l`/`.h`: in 32-bit encodings the high half is
         bit 7 of the register field, in VOP3 it is the operand's op_sel bit (`opsel`)."""
-        ty = entry.get("ty", {})
+        comp = entry.get("_c")
+        if comp is None:
+            comp = self._compile(entry)
+            if entry.get("_persist", True):
+                entry["_c"] = comp
         out: list[Operand] = []
+        for code, name, width, cls, dest, extra in comp:
+            if code == 5:
+                out.append(extra)
+                continue
+            if code == 6:
+                v = self._lit(ctx)
+                out.append(Operand(OperandKind.LITERAL, hex_imm(v), value=v))
+                continue
+            if code == 7:
+                out.append(extra)
+                continue
+            if code == 9:
+                lo = self._lit(ctx)
+                ctx.size += 4
+                if ctx.lit + 1 >= len(ctx.words):
+                    raise _Unknown("truncated 64-bit constant")
+                v = lo | ctx.words[ctx.lit + 1] << 32
+                out.append(Operand(OperandKind.LITERAL, f"lit64({hex_imm(v)})" if v <= 0xFFFFFFFF else hex_imm(v),
+                                   value=v))
+                continue
+            val = overrides[name] if overrides and name in overrides else f[name]
+            if code == 0:
+                out.append(self._src(ctx, val, width, cls, dest))
+            elif code == 4:
+                out.append(self._vreg(val, width, dest))
+            elif code == 3:
+                out.append(self._src(ctx, val, width, "b32", dest))
+            elif code == 1:
+                out.append(self._src(ctx, val * 2, width, "b32"))
+            elif code == 2:
+                out.append(self._src(ctx, val * 4 if self.gen in ("gfx10", "gfx11") else val, width, "b32"))
+            elif code == 8:
+                if val < 256 and extra:  # a 9-bit source holding an SGPR/constant: no .l/.h
+                    out.append(self._src(ctx, val, width, cls, dest))
+                    continue
+                r = val - 256 if val >= 256 else val
+                if opsel is None:
+                    hi, r = r >> 7, r & 0x7F
+                else:
+                    hi = (opsel >> _OPSEL_BIT.get(name, 3)) & 1
+                out.append(Operand(OperandKind.VGPR, f"v{r}.{'h' if hi else 'l'}", register=r, count=1,
+                                   is_dest=dest, modifiers=("hi",) if hi else ()))
+        return out
+
+    @staticmethod
+    def _compile(entry: dict) -> list[tuple]:
+        """Template tokens -> (code, field, width, constant class, is_dest, extra) tuples."""
+        ty = entry.get("ty", {})
+        comp: list[tuple] = []
         for tok in entry["t"]:
             k = tok[0]
             if k == "F":
                 name, width, rk = tok[1], tok[2], tok[3] if len(tok) > 3 else "v"
                 dest = name in _DEST_FIELDS
-                if overrides and name in overrides:
-                    val = overrides[name]
-                else:
-                    val = f[name]
-                if rk[:2] == "v." and (val >= 256 or name not in _SRC9):
-                    r = val - 256 if val >= 256 else val
-                    if opsel is None:
-                        hi, r = r >> 7, r & 0x7F
-                    else:
-                        hi = (opsel >> _OPSEL_BIT.get(name, 3)) & 1
-                    out.append(Operand(OperandKind.VGPR, f"v{r}.{'h' if hi else 'l'}", register=r, count=1,
-                                       is_dest=dest, modifiers=("hi",) if hi else ()))
-                    continue
-                if name in ("src0", "src1", "src2", "srcx0", "srcy0", "ssrc0", "ssrc1"):
-                    cls = SIG_CLASS.get(ty.get(name, ""), "b32")
-                    out.append(self._src(ctx, val, width, cls, dest))
+                cls = SIG_CLASS.get(ty.get(name, ""), "b32")
+                is_src = name in ("src0", "src1", "src2", "srcx0", "srcy0", "ssrc0", "ssrc1")
+                if rk[:2] == "v.":
+                    comp.append((8, name, width, cls, dest, name in _SRC9))
+                elif is_src:
+                    comp.append((0, name, width, cls, dest, None))
                 elif name == "sbase":
-                    out.append(self._src(ctx, val * 2, width, "b32"))
+                    comp.append((1, name, width, "b32", False, None))
                 elif name == "srsrc":
-                    base = val * 4 if self.gen in ("gfx10", "gfx11") else val
-                    out.append(self._src(ctx, base, width, "b32"))
+                    comp.append((2, name, width, "b32", False, None))
                 elif rk == "s" or name in ("sdst", "sdata", "soffset", "saddr"):
-                    out.append(self._src(ctx, val, width, "b32", dest))
+                    comp.append((3, name, width, "b32", dest, None))
                 else:
-                    out.append(self._vreg(val, width, dest))
+                    comp.append((4, name, width, "b32", dest, None))
+            elif k == "T" and tok[1] == "0x1234567812345678":  # a 64-bit K constant (gfx12.5)
+                comp.append((9, None, 0, "", False, None))
             elif k == "T":
-                out.append(Operand(OperandKind.SPECIAL, tok[1]))
+                comp.append((5, None, 0, "", False, Operand(OperandKind.SPECIAL, tok[1])))
             elif k == "K":
-                v = self._lit(ctx)
-                out.append(Operand(OperandKind.LITERAL, hex_imm(v), value=v))
-            elif k == "I":
-                out.append(Operand(OperandKind.IMMEDIATE, "?"))
-        return out
+                comp.append((6, None, 0, "", False, None))
+            else:
+                comp.append((7, None, 0, "", False, Operand(OperandKind.IMMEDIATE, "?")))
+        return comp
 
-    def _finish(self, mn: str, enc: str, ops: list[Operand], suffix: str = "", **flags) -> tuple:
-        text = mn
-        if ops:
-            text += " " + ", ".join(o.text for o in ops)
-        text += suffix
-        if mn.startswith("v_") or enc in _VECTOR_MEM:
+    def _finish(self, mn: str, enc: str, ops: list[Operand], suffix: str = "", extra: tuple = (),
+                **flags) -> tuple:
+        """(mnemonic, encoding, operands, text, flags); `extra` operands (memory offsets printed as
+        modifiers) are appended to the operand tuple but are already part of `suffix` text."""
+        text = f"{mn} {', '.join([o.text for o in ops])}{suffix}" if ops else mn + suffix
+        if mn[:2] == "v_" or enc in _VECTOR_MEM:
             flags.setdefault("reads_exec", True)  # vector ALU and vector memory are masked by EXEC
-            if mn.startswith("v_cmpx"):
+            if mn[:6] == "v_cmpx":
                 flags["writes_exec"] = True
-        for o in ops:
-            if o.text in _EXEC_NAMES or o.text.startswith("exec"):
-                if o.is_dest:
-                    flags["writes_exec"] = True
-                else:
-                    flags["reads_exec"] = True
+        if "exec" in text:
+            for o in ops:
+                if "exec" in o.text:
+                    if o.is_dest:
+                        flags["writes_exec"] = True
+                    else:
+                        flags["reads_exec"] = True
         if "saveexec" in mn:
             flags["writes_exec"] = True
             flags["reads_exec"] = True
-        return (mn, enc, tuple(ops), text, flags)
+        return (mn, enc, tuple(ops) + extra, text, flags)
 
     def _entry(self, enc: str, op: int) -> dict:
         e = self.t[enc].get(str(op))
@@ -291,7 +438,7 @@ class Decoder:
         ops = self._render(ctx, e, f)
         flags: dict = {}
         if mn.startswith("s_sendmsg_rtn") and ops:
-            ops[-1] = Operand(OperandKind.IMMEDIATE, special.sendmsg(self.gen, mn, f["ssrc0"]), value=f["ssrc0"])
+            ops[-1] = Operand(OperandKind.IMMEDIATE, special.sendmsg(self.tname, mn, f["ssrc0"]), value=f["ssrc0"])
         if mn in _CALLS:
             flags.update(is_branch=True, is_call=True)
         elif mn in _SETPC:
@@ -313,7 +460,7 @@ class Decoder:
         ops: list[Operand] = []
         if cls == "special":
             if mn in ("s_getreg_b32", "s_setreg_b32", "s_setreg_imm32_b32"):
-                hw = Operand(OperandKind.IMMEDIATE, special.hwreg(self.gen, imm), value=imm)
+                hw = Operand(OperandKind.IMMEDIATE, special.hwreg(self.tname, imm), value=imm)
                 if mn == "s_getreg_b32":
                     ops = [self._src(ctx, f["sdst"], 1, "b32", True), hw]
                 elif mn == "s_setreg_b32":
@@ -323,7 +470,7 @@ class Decoder:
                     sv = v - (1 << 32) if v & 0x80000000 else v
                     ops = [hw, Operand(OperandKind.LITERAL, str(sv) if -16 <= sv <= 64 else hex_imm(v), value=v)]
             elif mn == "s_version":
-                ops = [Operand(OperandKind.IMMEDIATE, special.version(imm), value=imm)]
+                ops = [Operand(OperandKind.IMMEDIATE, special.version(imm, self.tname), value=imm)]
             else:
                 raise _Unknown(f"{mn}: immediate form not supported")
             return self._finish(mn, enc, ops)
@@ -357,7 +504,7 @@ class Decoder:
         flags: dict = {}
         ops: list[Operand] = []
         if cls == "special":
-            text, info = special.sopp(self.gen, mn, imm)
+            text, info = special.sopp(self.tname, mn, imm)
             ops = [Operand(OperandKind.IMMEDIATE, text, value=imm)]
             if info:
                 flags.update(is_waitcnt=True, waitcnt=info)
@@ -369,6 +516,8 @@ class Decoder:
         if mn in _BRANCHES:
             rel = imm - 0x10000 if imm & 0x8000 else imm
             flags.update(is_branch=True, branch_rel=rel, is_conditional=mn != "s_branch")
+            if "exec" in mn:
+                flags["reads_exec"] = True
         elif mn.startswith("s_endpgm"):
             flags["is_endpgm"] = True
         elif mn.startswith("s_barrier"):
@@ -406,7 +555,7 @@ class Decoder:
             elif tok[0] == "T" and tok[1] == "0x10":
                 if soff != self.null:
                     o = self._src(ctx, soff, 1, "b32")
-                    if off:
+                    if off or self.gen in ("gfx12", "gfx1250"):
                         o = Operand(o.kind, f"{o.text} offset:{_shex(off)}", o.register, o.count, off)
                     ops.append(o)
                 elif off == 0 and self.gen in ("gfx10", "gfx11"):
@@ -418,6 +567,8 @@ class Decoder:
             else:
                 raise _Unknown(f"{mn}: operand form not supported")
         pol, suffix = self._cpol(f, mn, smem=True)
+        if self.gen in ("gfx12", "gfx1250") and (ctx.words[0] >> 20) & 1:
+            suffix += " nv"
         if not any(tok[0] == "F" and tok[1] == "sbase" for tok in e["t"]):
             suffix = ""
         if self.gen == "gfx1250" and (ctx.words[1] >> 24) & 1:
@@ -449,11 +600,33 @@ class Decoder:
             w2 = ctx.words[2]
             ctx.size, ctx.lit = 12, -1
             ov = {"src0": 256 + (w2 & 0xFF)}
-        ops = self._render(ctx, e, f, ov, opsel=f["opsel"])
+        tm = e["t"]
+        has_dst = bool(tm) and tm[0][0] == "F" and tm[0][1] in ("vdst", "sdst")
+        fake16 = False
+        if e.get("t16") is None:
+            e["t16"] = any(t[0] == "F" and len(t) > 3 and t[3][:2] == "v." for t in tm)
+        if e["t16"] and f["opsel"]:
+            nsrc = sum(1 for t in tm if t[0] == "F" and t[1].startswith("src"))
+            vdst16 = has_dst and tm[0][1] == "vdst" and len(tm[0]) > 3 and tm[0][3][:1] == "v"
+            valid = (1 << nsrc) - 1 | (8 if vdst16 else 0)
+            # op_sel bits for operands the opcode lacks: LLVM falls back to its 16-bit-in-32-bit
+            # ("fake16") form, printed without .l/.h and without op_sel
+            fake16 = bool(f["opsel"] & ~valid)
+        if fake16:
+            e16 = e.get("_f16")
+            if e16 is None:
+                e16 = e["_f16"] = {**{k: v for k, v in e.items() if k not in ("_c", "_f16")},
+                                   "t": [[*t[:3], "v"] if t[0] == "F" and len(t) > 3 and t[3][:2] == "v." else t
+                                         for t in tm]}
+            ops = self._render(ctx, e16, f, ov, opsel=f["opsel"])
+        else:
+            ops = self._render(ctx, e, f, ov, opsel=f["opsel"])
         sd = e.get("sd")
-        neg = f["neg"] if e.get("ng") else 0
-        ab = f["abs"] if e.get("ab") and not sd else 0
-        srcs = [i for i, tok in enumerate(e["t"]) if tok[0] == "F" and tok[1].startswith("src")]
+        neg = f["neg"] & e.get("ng", 0)
+        ab = f["abs"] & e.get("ab", 0) if not sd else 0
+        srcs = e.get("_srcs")
+        if srcs is None:
+            srcs = e["_srcs"] = [i for i, tok in enumerate(e["t"]) if tok[0] == "F" and tok[1].startswith("src")]
         if neg or ab:
             for i in srcs:
                 idx = int(e["t"][i][1][-1])
@@ -464,14 +637,19 @@ class Decoder:
                     t = f"|{t}|"
                     mods.append("abs")
                 if neg >> idx & 1:
-                    t = f"-{t}"
+                    t = special.neg_text(o, t, bool(ab >> idx & 1))
                     mods.append("neg")
                 if mods:
                     ops[i] = Operand(o.kind, t, o.register, o.count, o.value, o.is_dest, tuple(mods))
         suffix = ""
-        if not sd and f["opsel"] and e.get("os"):
+        if not sd and f["opsel"] and e.get("os") and not fake16:
             n = len(srcs)
-            bits = [(f["opsel"] >> j) & 1 for j in range(n)] + [(f["opsel"] >> 3) & 1]
+            bits = [(f["opsel"] >> j) & 1 for j in range(n)]
+            if has_dst:
+                bits.append((f["opsel"] >> 3) & 1)
+            osn = e.get("osn")
+            if osn is not None and osn != len(bits):
+                bits = [(f["opsel"] >> j) & 1 for j in range(osn)]
             suffix += " op_sel:[" + ",".join(str(b) for b in bits) + "]"
         if f["clamp"]:
             suffix += " clamp"
@@ -518,7 +696,7 @@ class Decoder:
                 if f["neg_hi"] >> idx & 1:
                     t = f"|{t}|"
                 if f["neg"] >> idx & 1:
-                    t = f"-{t}"
+                    t = special.neg_text(o, t, bool(f["neg_hi"] >> idx & 1))
                 ops[i] = Operand(o.kind, t, o.register, o.count, o.value, o.is_dest, o.modifiers)
             if opsel & mask:
                 suffix += arr("op_sel", opsel)
@@ -587,6 +765,8 @@ class Decoder:
         base = mn[:-4] if mn.endswith("_e32") else mn
         if src0 == 249:
             return special.sdwa(self, ctx, e, f, base, w1)
+        # GFX11+ VOPC DPP prints the plain mnemonic (LLVM's VOPC DPP asm names carry no suffix)
+        dmn = base if enc == "VOPC" and self.gen != "gfx10" else base + "_dpp"
         if src0 in (233, 234):
             ctx.size = 8
             vals = [(w1 >> (8 + 3 * i)) & 7 for i in range(8)]
@@ -594,9 +774,20 @@ class Decoder:
             suffix = " dpp8:[" + ",".join(map(str, vals)) + "]"
             if src0 == 234:
                 suffix += " fi:1"
-            return self._finish(base + "_dpp", enc, ops, suffix)
+            return self._finish(dmn, enc, ops, suffix)
         ops = self._render(ctx, e, f, {"src0": 256 + (w1 & 0xFF)})
-        return special.dpp16(self, enc, ops, base, w1, e)
+        return special.dpp16(self, enc, ops, dmn, w1, e)
+
+    def mods_mask(self, mn: str) -> tuple[int, int]:
+        """(abs, neg) source masks of a VOP1/VOP2/VOPC opcode, from its VOP3 form's probed flags."""
+        m = self._modmask.get(mn)
+        if m is None:
+            if not self._vop3_by_name:
+                self._vop3_by_name.update({v["m"]: v for v in self.t["VOP3"].values()})
+            b = mn[:-4] if mn.endswith("_e32") else mn
+            v3 = self._vop3_by_name.get(b + "_e64") or self._vop3_by_name.get(b)
+            m = self._modmask[mn] = (v3.get("ab", 0), v3.get("ng", 0)) if v3 else (3, 3)
+        return m
 
     # ------------------------------------------------------------------ memory
     def _cpol(self, f: dict[str, int], mn: str, smem: bool = False) -> tuple[dict, str]:
@@ -607,10 +798,11 @@ class Decoder:
         th, scope = f.get("th", 0), f.get("scope", 0)
         is_atomic = "atomic" in mn
         is_store = "store" in mn
-        s = special.th_text(th, scope, is_atomic, is_store) + special.scope_text(scope)
+        s = special.th_text(th, scope, is_atomic, is_store, self.gen) + special.scope_text(scope)
         return {"th": th, "scope": scope}, s
 
     def _ds(self, enc: str, ctx: _Ctx, address: int) -> tuple:
+        extra: tuple = ()
         f = self._fields(enc, ctx.words)
         e = self._entry(enc, f["op"])
         mn = e["m"]
@@ -621,12 +813,18 @@ class Decoder:
                 suffix += f" offset0:{f['offset0']}"
             if f["offset1"]:
                 suffix += f" offset1:{f['offset1']}"
+        elif mn == "ds_swizzle_b32":
+            sw = special.swizzle(f["offset0"] | (f["offset1"] << 8))
+            suffix += f" {sw}" if sw else ""
         else:
             off = f["offset0"] | (f["offset1"] << 8)
             if off:
                 suffix += f" offset:{off}"
+                extra = (Operand(OperandKind.OFFSET, f"offset:{off}", value=off),)
         if f["gds"]:
             suffix += " gds"
+        if _DS2.search(mn):
+            extra = tuple(Operand(OperandKind.OFFSET, f"{k}:{f[k]}", value=f[k]) for k in ("offset0", "offset1"))
         load = any(x in mn for x in ("load", "read", "_rtn"))
         store = any(x in mn for x in ("store", "write"))
         atomic = not load and not store and not any(x in mn for x in ("swizzle", "permute", "nop", "gws",
@@ -635,7 +833,7 @@ class Decoder:
             atomic = not ("load" in mn or "read" in mn)
         mem = MemoryInfo(MemorySpace.GDS if f["gds"] else MemorySpace.LDS, is_load=load or atomic,
                          is_store=store or atomic, is_atomic=atomic, returns="_rtn" in mn)
-        return self._finish(mn, enc, ops, suffix, memory=mem)
+        return self._finish(mn, enc, ops, suffix, extra, memory=mem)
 
     def _flat(self, enc: str, ctx: _Ctx, address: int) -> tuple:
         f = self._fields(enc, ctx.words)
@@ -646,7 +844,7 @@ class Decoder:
             raise _Unknown(f"FLAT seg {seg} opcode {f['op']} unknown on {self.processor}")
         saddr_null = f["saddr"] == self.null or (self.gen == "gfx10" and f["saddr"] == 0x7F)
         if seg == 0:
-            key = "n"
+            key = "n" if saddr_null or self.gen != "gfx1250" else "s"
         elif seg == 1 and self.gen != "gfx10":
             sve = f["sve"]
             key = ("n" if sve else "nn") if saddr_null else ("sv" if sve else "s")
@@ -659,13 +857,14 @@ class Decoder:
         if tm is None:
             raise _Unknown(f"{e['m']}: addressing form {key} unknown")
         mn = e["m"]
-        ops = self._render(ctx, {"t": tm}, f)
+        ops = self._render(ctx, _variant(e, key if tm is e["v"].get(key) else "g" + key, tm), f)
         off = f["offset"]
         bits = self._flat_off_bits
         if seg != 0 or self.gen not in ("gfx10", "gfx11"):
             if off & (1 << (bits - 1)):
                 off -= 1 << bits
         suffix = f" offset:{off}" if off else ""
+        extra = (Operand(OperandKind.OFFSET, f"offset:{off}", value=off),)
         pol, cp = self._cpol(f, mn)
         suffix += cp
         if self.gen == "gfx1250" and (ctx.words[1] >> 16) & 1:
@@ -674,7 +873,7 @@ class Decoder:
             suffix += " lds"
         space = (MemorySpace.FLAT, MemorySpace.SCRATCH, MemorySpace.GLOBAL, MemorySpace.GLOBAL)[seg]
         mem = self._meminfo(space, mn, pol)
-        return self._finish(mn, enc, ops, suffix, memory=mem)
+        return self._finish(mn, enc, ops, suffix, extra, memory=mem)
 
     def _meminfo(self, space: MemorySpace, mn: str, pol: dict) -> MemoryInfo:
         atomic = "atomic" in mn
@@ -685,6 +884,8 @@ class Decoder:
 
     def _mubuf(self, enc: str, ctx: _Ctx, address: int) -> tuple:
         f = self._fields(enc, ctx.words)
+        if "op3" in f:  # GFX10 MTBUF keeps opcode bit 3 in the second dword
+            f["op"] |= f["op3"] << 3
         e = self._entry(enc, f["op"])
         mn = e["m"]
         key = f"{f['offen']}{f['idxen']}"
@@ -692,9 +893,18 @@ class Decoder:
         if tm is None:
             raise _Unknown(f"{mn}: addressing form unknown")
         if f.get("tfe"):
+            key += "t"
             tm = [["F", t[1], t[2] + 1, *t[3:]] if t[0] == "F" and t[1] == "vdata" else t for t in tm]
-        ops = self._render(ctx, {"t": tm}, f)
+        ops = self._render(ctx, _variant(e, key, tm), f)
+        if not tm:  # cache-control ops (buffer_gl0_inv, ...) print no fields at all
+            return self._finish(mn, enc, ops)
         suffix = ""
+        if mn.startswith("tbuffer") and "format" in f:
+            fmts = self.t.get("_fmt") or []
+            fv = f["format"]
+            ft = fmts[fv] if fv < len(fmts) else None
+            if ft:
+                suffix += " " + ft
         if f["idxen"]:
             suffix += " idxen"
         if f["offen"]:
@@ -704,6 +914,7 @@ class Decoder:
             off -= 1 << 24
         if off:
             suffix += f" offset:{off}"
+        extra = (Operand(OperandKind.OFFSET, f"offset:{off}", value=off),)
         pol, cp = self._cpol(f, mn)
         suffix += cp
         if f.get("lds"):
@@ -713,7 +924,43 @@ class Decoder:
         mem = None
         if "gl0_inv" not in mn and "gl1_inv" not in mn and "wb" not in mn and "inv" not in mn:
             mem = self._meminfo(MemorySpace.BUFFER, mn, pol)
-        return self._finish(mn, enc, ops, suffix, memory=mem)
+        return self._finish(mn, enc, ops, suffix, extra, memory=mem)
+
+
+@cache
+def _layout(gen: str) -> tuple[dict, list]:
+    """Per generation: field extractors per encoding and the 512-entry dispatch on bits [31:23]."""
+    extract = {enc: _extractor(f) for enc, f in FIELDS[gen].items()}
+    dispatch: list[tuple[str, int] | None] = [None] * 512
+    for top in range(512):
+        w = top << 23
+        for mask, val, enc, size in MATCH[gen]:
+            if w & mask & 0xFF800000 == val:
+                dispatch[top] = (enc, size)
+                break
+    return extract, dispatch
+
+
+@cache
+def _extractor_src(layout: tuple) -> str:
+    items = ", ".join(f"{n!r}: (w[{d}] >> {lo}) & {(1 << wd) - 1}" for n, d, lo, wd in layout)
+    return f"lambda w: {{{items}}}"
+
+
+def _extractor(fields: dict[str, tuple[int, int, int]]):
+    """A field-extraction function for one encoding layout: one dict display instead of a loop
+    (the layout is our own data from encodings.py, so the generated source is fixed)."""
+    layout = tuple((n, d, lo, w) for n, (d, lo, w) in fields.items())
+    return eval(_extractor_src(layout), {})  # noqa: S307 - source built from constant layout data
+
+
+def _variant(e: dict, key: str, tm: list) -> dict:
+    """A persistent per-addressing-form template dict (so its compiled form is kept)."""
+    vs = e.setdefault("_tv", {})
+    d = vs.get(key)
+    if d is None:
+        d = vs[key] = {"t": tm}
+    return d
 
 
 def tok_is_dest(mn: str) -> bool:

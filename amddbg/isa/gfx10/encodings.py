@@ -92,6 +92,17 @@ for _g in ("gfx12", "gfx1250"):
         "offset": (2, 8, 24), "vaddr": (2, 0, 8),
     }
 
+FIELDS["gfx10"]["MTBUF"] = {
+    "op": (0, 16, 3), "op3": (1, 21, 1), "format": (0, 19, 7), "dlc": (0, 15, 1), "glc": (0, 14, 1),
+    "idxen": (0, 13, 1), "offen": (0, 12, 1), "offset": (0, 0, 12), "soffset": (1, 24, 8), "tfe": (1, 23, 1),
+    "slc": (1, 22, 1), "srsrc": (1, 16, 5), "vdata": (1, 8, 8), "vaddr": (1, 0, 8),
+}
+FIELDS["gfx11"]["MTBUF"] = {
+    "op": (0, 15, 4), "format": (0, 19, 7), "glc": (0, 14, 1), "dlc": (0, 13, 1), "slc": (0, 12, 1),
+    "offset": (0, 0, 12), "soffset": (1, 24, 8), "idxen": (1, 23, 1), "offen": (1, 22, 1), "tfe": (1, 21, 1),
+    "srsrc": (1, 16, 5), "vdata": (1, 8, 8), "vaddr": (1, 0, 8),
+}
+
 # GFX12.5 VOPD3: 96-bit dual issue with a third source per half (and bitop3 for v_dual_bitop2_b32).
 FIELDS["gfx1250"]["VOPD3"] = {
     "opx": (0, 17, 7), "opy": (0, 12, 5), "srcx0": (0, 0, 9), "srcy0": (1, 0, 9), "vsrcx1": (1, 16, 8),
@@ -114,10 +125,12 @@ _COMMON_MATCH = [
     (0xFC000000, 0xF4000000, "SMEM", 8),
 ]
 MATCH: dict[str, list[tuple[int, int, str, int]]] = {
-    "gfx10": _COMMON_MATCH + [(0xFC000000, 0xDC000000, "FLAT", 8), (0xFC000000, 0xE0000000, "MUBUF", 8)],
+    "gfx10": _COMMON_MATCH + [(0xFC000000, 0xDC000000, "FLAT", 8), (0xFC000000, 0xE0000000, "MUBUF", 8),
+                              (0xFC000000, 0xE8000000, "MTBUF", 8)],
     "gfx11": _COMMON_MATCH + [
         (0xFC000000, 0xDC000000, "FLAT", 8),
         (0xFC000000, 0xE0000000, "MUBUF", 8),
+        (0xFC000000, 0xE8000000, "MTBUF", 8),
         (0xFC000000, 0xC8000000, "VOPD", 8),
     ],
 }
@@ -130,19 +143,53 @@ for _g in ("gfx12", "gfx1250"):
     ]
 
 
-def generation(processor: str) -> str:
-    """The table generation for a processor name: gfx10 (GFX10.3), gfx11, gfx12 or gfx1250 (GFX12.5)."""
+# Encodings recognised but not decoded (graphics-only or not emitted by compute compilers): bytes
+# matching them become `.long` with a reason naming the encoding.
+UNSUPPORTED: dict[str, list[tuple[int, int, str, int]]] = {
+    "gfx10": [(0xFC000000, 0xF0000000, "MIMG", 8),
+              (0xFC000000, 0xF8000000, "EXP", 8), (0xFC000000, 0xC8000000, "VINTRP", 4)],
+    "gfx11": [(0xFC000000, 0xF0000000, "MIMG", 8),
+              (0xFC000000, 0xF8000000, "EXP", 8), (0xFF000000, 0xCD000000, "VINTERP", 8),
+              (0xFF000000, 0xCE000000, "LDSDIR", 4)],
+    "gfx12": [(0xFC000000, 0xD0000000, "VIMAGE", 12), (0xFC000000, 0xE4000000, "VSAMPLE", 12),
+              (0xFC000000, 0xF8000000, "VEXPORT", 8), (0xFF000000, 0xCD000000, "VINTERP", 8),
+              (0xFF000000, 0xCE000000, "VDSDIR", 4)],
+}
+UNSUPPORTED["gfx1250"] = UNSUPPORTED["gfx12"]
+
+
+def table_name(processor: str) -> str:
+    """The opcode table set for a processor: gfx10 (GFX10.3), gfx11, gfx115 (GFX11.5), gfx12 or gfx1250."""
     name = processor.split(":")[0]
     if name.startswith("gfx10"):
         return "gfx10"
+    if name.startswith("gfx115"):
+        return "gfx115"
     if name.startswith("gfx11"):
         return "gfx11"
-    if name in ("gfx1250", "gfx1251") or name.startswith("gfx125"):
+    if name.startswith("gfx125"):
         return "gfx1250"
     if name.startswith("gfx12"):
         return "gfx12"
     raise ValueError(processor)
 
 
-# A representative processor per generation, used to probe LLVM when building tables.
-PROBE_CPU = {"gfx10": "gfx1030", "gfx11": "gfx1100", "gfx12": "gfx1200", "gfx1250": "gfx1250"}
+def encoding_generation(table: str) -> str:
+    """The bit-layout generation of a table set (GFX11.5 shares GFX11's encodings)."""
+    return "gfx11" if table == "gfx115" else table
+
+
+def generation(processor: str) -> str:
+    return encoding_generation(table_name(processor))
+
+
+def pre12(gen: str) -> bool:
+    """GFX10/GFX11 encodings (glc/slc/dlc cache bits, 8-byte FLAT/MUBUF) as opposed to GFX12+."""
+    return gen in ("gfx10", "gfx11", "gfx115")
+
+
+# A representative processor per table set, used to probe LLVM when building tables.
+PROBE_CPU = {"gfx10": "gfx1030", "gfx11": "gfx1100", "gfx115": "gfx1151", "gfx12": "gfx1200",
+             "gfx1250": "gfx1250"}
+FIELDS["gfx115"] = FIELDS["gfx11"]
+MATCH["gfx115"] = MATCH["gfx11"]

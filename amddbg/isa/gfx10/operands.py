@@ -15,6 +15,7 @@ from amddbg.isa.common import FLOAT_INLINE_TEXT, INV2PI_F64_TEXT, hex_imm
 F32_INLINE = {0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000, 0x40000000, 0xC0000000, 0x40800000, 0xC0800000,
               0x3E22F983}
 F16_INLINE = {0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118}
+BF16_INLINE = {0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22}
 F16_BITS = {240: 0x3800, 241: 0xB800, 242: 0x3C00, 243: 0xBC00, 244: 0x4000, 245: 0xC000, 246: 0x4400,
             247: 0xC400, 248: 0x3118}
 F64_NAMES = {0x3FE00000: "0.5", 0xBFE00000: "-0.5", 0x3FF00000: "1.0", 0xBFF00000: "-1.0", 0x40000000: "2.0",
@@ -57,10 +58,13 @@ def literal(v: int, cls: str) -> str:
             s = lo - 0x10000 if lo & 0x8000 else lo
             return f"lit({hex_imm(v)})" if -16 <= s <= 64 else hex_imm(lo)
         return f"lit({hex_imm(v)})" if _int_inline(v) or v in F32_INLINE else hex_imm(lo)
-    if cls == "litall":
-        return f"lit({hex_imm(v)})"
-    if cls == "litx":
-        return hex_imm(v) if 64 < v <= 0xFFFF else f"lit({hex_imm(v)})"
+    if cls in ("litall", "litx"):
+        # 16-bit float operand: the literal's low half is the value; LLVM prints it alone unless
+        # that half could be an inline constant, then the whole dword as lit(...).
+        lo = v & 0xFFFF
+        s = lo - 0x10000 if lo & 0x8000 else lo
+        inline = -16 <= s <= 64 or lo in (F16_INLINE if cls == "litall" else BF16_INLINE)
+        return f"lit({hex_imm(v)})" if inline else hex_imm(lo)
     return hex_imm(v)
 
 

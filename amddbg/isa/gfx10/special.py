@@ -29,8 +29,21 @@ def hwreg(gen: str, imm: int) -> str:
     return f"hwreg({name}, {off}, {size})"
 
 
-def version(imm: int) -> str:
-    return str(imm) if imm <= 64 else hex(imm)
+_VER_FLAGS = ((0x2000, "UC_VERSION_W64_BIT"), (0x4000, "UC_VERSION_W32_BIT"), (0x8000, "UC_VERSION_MDP_BIT"))
+
+
+def version(imm: int, gen: str = "gfx11") -> str:
+    """s_version: `UC_VERSION_<gen>|<flag bits>` when every set bit is known, else the raw value."""
+    names = _tables(gen).get("_ver", {})
+    low = imm & 0x1FFF
+    if low > 0xFF:
+        return str(imm) if imm <= 64 else hex(imm)
+    parts = [names.get(str(low), str(low))]
+    parts += [n for b, n in _VER_FLAGS if imm & b]
+    text = parts[0]
+    for i, p in enumerate(parts[1:]):
+        text = f"({text})|{p}" if i else f"{text}|{p}"  # LLVM prints the OR chain as a nested expression
+    return text
 
 
 def waitcnt(gen: str, imm: int) -> tuple[str, dict[str, int]]:
@@ -100,7 +113,7 @@ def sopp(gen: str, mn: str, imm: int) -> tuple[str, dict[str, int] | None]:
 _TH_LOAD = {1: "NT", 2: "HT", 4: "NT_RT", 5: "RT_NT", 6: "NT_HT", 7: "NT_WB"}
 
 
-def th_text(th: int, scope: int, is_atomic: bool, is_store: bool) -> str:
+def th_text(th: int, scope: int, is_atomic: bool, is_store: bool, gen: str = "gfx12") -> str:
     if th == 0:
         return ""
     if is_atomic:
@@ -112,12 +125,14 @@ def th_text(th: int, scope: int, is_atomic: bool, is_store: bool) -> str:
             body = "RETURN"
         else:
             body = hex(th)
-        return " th:TH_ATOMIC_" + body if not body.startswith("0x") else " th:" + body
+        return " th:TH_ATOMIC_" + body
     if not is_store and th == 7:
         return f" th:{hex(th)}"
     pre = "TH_STORE_" if is_store else "TH_LOAD_"
     if th == 3:
-        return " th:" + pre + ("BYPASS" if scope == 3 else ("RT_WB" if is_store else "LU"))
+        if scope == 3:
+            return " th:" + pre + "BYPASS"
+        return " th:" + pre + ("WB" if is_store else "LU")
     return " th:" + pre + _TH_LOAD[th]
 
 
@@ -143,16 +158,23 @@ def dpp_ctrl(ctrl: int) -> str | None:
     return None
 
 
+def neg_text(o: Operand, t: str, has_abs: bool) -> str:
+    """LLVM writes a negated constant without abs as `neg(c)` (so `-1` and `neg(1)` stay distinct)."""
+    if not has_abs and o.kind in (OperandKind.INLINE, OperandKind.LITERAL):
+        return f"neg({t})"
+    return f"-{t}"
+
+
 def _with_mods(o: Operand, neg: int, ab: int) -> Operand:
     t = o.text
     if ab:
         t = f"|{t}|"
     if neg:
-        t = f"-{t}"
+        t = neg_text(o, t, bool(ab))
     return Operand(o.kind, t, o.register, o.count, o.value, o.is_dest, o.modifiers)
 
 
-def dpp16(dec, enc: str, ops: list[Operand], base: str, w1: int, entry: dict) -> tuple:
+def dpp16(dec, enc: str, ops: list[Operand], mnemonic: str, w1: int, entry: dict) -> tuple:
     from amddbg.isa.gfx10.decoder import _Unknown
 
     ctrl = (w1 >> 8) & 0x1FF
@@ -160,9 +182,10 @@ def dpp16(dec, enc: str, ops: list[Operand], base: str, w1: int, entry: dict) ->
     if c is None:
         raise _Unknown(f"DPP control 0x{ctrl:x} not valid")
     srcs = [i for i, tok in enumerate(entry["t"]) if tok[0] == "F" and tok[1] in ("src0", "vsrc1")]
+    abm, ngm = dec.mods_mask(entry["m"])
     for j, i in enumerate(srcs[:2]):
-        neg = (w1 >> (20 + 2 * j)) & 1
-        ab = (w1 >> (21 + 2 * j)) & 1
+        neg = (w1 >> (20 + 2 * j)) & 1 & (ngm >> j)
+        ab = (w1 >> (21 + 2 * j)) & 1 & (abm >> j)
         if neg or ab:
             ops[i] = _with_mods(ops[i], neg, ab)
     suffix = f" {c} row_mask:0x{(w1 >> 28) & 0xF:x} bank_mask:0x{(w1 >> 24) & 0xF:x}"
@@ -170,7 +193,7 @@ def dpp16(dec, enc: str, ops: list[Operand], base: str, w1: int, entry: dict) ->
         suffix += " bound_ctrl:1"
     if (w1 >> 18) & 1:
         suffix += " fi:1"
-    return dec._finish(base + "_dpp", enc, ops, suffix)
+    return dec._finish(mnemonic, enc, ops, suffix)
 
 
 _SEL = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"]
@@ -193,14 +216,17 @@ def sdwa(dec, ctx, entry: dict, f: dict[str, int], base: str, w1: int) -> tuple:
             ops[0] = sd
     try:
         s0sel, s1sel = _SEL[(w1 >> 16) & 7], _SEL[(w1 >> 24) & 7]
-        dsel, dun = _SEL[(w1 >> 8) & 7], _UNUSED[(w1 >> 11) & 3]
+        dsel, dun = ("", "") if enc == "VOPC" else (_SEL[(w1 >> 8) & 7], _UNUSED[(w1 >> 11) & 3])
     except IndexError:
         raise _Unknown("SDWA selector not valid") from None
     srcs = [i for i, tok in enumerate(entry["t"]) if tok[0] == "F" and tok[1] in ("src0", "vsrc1")]
+    abm, ngm = dec.mods_mask(entry["m"])
+    if len(srcs) > 1 and (w1 >> 31) & 1:  # S1: the VOP2/VOPC second source is scalar (or a constant)
+        ops[srcs[1]] = dec._src(ctx, f["vsrc1"], 1, "b32")
     for j, i in enumerate(srcs[:2]):
         sh = 16 + 8 * j
         o = ops[i]
-        o = _with_mods(o, (w1 >> (sh + 4)) & 1, (w1 >> (sh + 5)) & 1)
+        o = _with_mods(o, (w1 >> (sh + 4)) & 1 & (ngm >> j), (w1 >> (sh + 5)) & 1 & (abm >> j))
         if (w1 >> (sh + 3)) & 1:
             o = Operand(o.kind, f"sext({o.text})", o.register, o.count, o.value, o.is_dest, ("sext",))
         ops[i] = o
@@ -208,11 +234,46 @@ def sdwa(dec, ctx, entry: dict, f: dict[str, int], base: str, w1: int) -> tuple:
     if enc != "VOPC":
         if (w1 >> 13) & 1:
             suffix += " clamp"
+        omod = (w1 >> 14) & 3
+        if omod:
+            suffix += (" mul:2", " mul:4", " div:2")[omod - 1]
         suffix += f" dst_sel:{dsel} dst_unused:{dun}"
-    elif (w1 >> 13) & 1:
-        suffix += " clamp"
     suffix += f" src0_sel:{s0sel}"
     if enc != "VOP1":
         suffix += f" src1_sel:{s1sel}"
     ctx.lit = -1
     return dec._finish(base + "_sdwa", enc, ops, suffix)
+
+
+def swizzle(v: int) -> str:
+    """ds_swizzle_b32 offset text (LLVM's symbolic swizzle modes), '' for 0."""
+    if v == 0:
+        return ""
+    if v & 0xE000 == 0xE000:
+        return f"offset:swizzle(FFT,{v & 0x1F})"
+    if v & 0xE000 == 0xC000:
+        return f"offset:swizzle(ROTATE,{(v >> 10) & 1},{(v >> 5) & 0x1F})"
+    if v & 0xFF00 == 0x8000:
+        return "offset:swizzle(QUAD_PERM," + ",".join(str((v >> (2 * i)) & 3) for i in range(4)) + ")"
+    if v & 0x8000:
+        return f"offset:{v}"
+    a, o, x = v & 0x1F, (v >> 5) & 0x1F, (v >> 10) & 0x1F
+    if a == 0x1F and o == 0 and x and x & (x - 1) == 0:
+        return f"offset:swizzle(SWAP,{x})"
+    if a == 0x1F and o == 0 and x and (x + 1) & x == 0:
+        return f"offset:swizzle(REVERSE,{x + 1})"
+    if x == 0:
+        for sh in range(1, 6):
+            g = 1 << sh
+            if a == 0x1F & ~(g - 1) and o < g:
+                return f"offset:swizzle(BROADCAST,{g},{o})"
+    chars = []
+    for i in range(4, -1, -1):
+        ab, ob, xb = (a >> i) & 1, (o >> i) & 1, (x >> i) & 1
+        if ob:
+            chars.append("0" if xb else "1")
+        elif ab:
+            chars.append("i" if xb else "p")
+        else:
+            chars.append("1" if xb else "0")
+    return 'offset:swizzle(BITMASK_PERM,"' + "".join(chars) + '")'

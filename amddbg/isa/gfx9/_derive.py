@@ -7,6 +7,20 @@ the mnemonic, which fields appear as operands and in which order, their register
 modifiers (neg/abs/clamp/omod/op_sel/...) the opcode accepts. These are facts about the ISA; the
 decoder (`decoder.py`) reads the resulting JSON tables (`tables/<generation>.json`) and does its own
 formatting. Run: `python -m amddbg.isa.gfx9._derive` (needs llvm-mc-22).
+
+Table format (`tables/<gen>.json`): {encoding: {opcode: entry}} plus "HWREG" {id: name} and
+"SENDMSG" {simm16 & 0x3ff: text}. An entry has
+  m     mnemonic (VOP* with the _e32/_e64 suffix as printed),
+  t     operand template: [field, width, kind, inline-style] per printed operand, in order; field is
+        an encoding field name (vdst, src0, sdst, addr, data, vdata, srsrc, ...), "lit" for a
+        literal operand, or "=text" for fixed text (vcc, off); kind is the register file seen
+        (v/s/a); inline-style says how 1/(2*pi) etc. print (f32, f64, h16),
+  mods  modifier tokens of the base probe (e.g. offset:16, offen),
+  size  encoded size of the base probe,
+and the text LLVM printed for variant probes (key = variant name, null = rejected encoding):
+sdwa/dpp (form exists), sdwan/sdwas/dppm (source modifiers accepted), neg/abs/clamp/omod,
+neg1/abs1/neg2/abs2 (per-source VOP3 modifiers), opsel, pg/ps/b15/sc1/glc (cache-policy words),
+acc (AGPR bit), lit/inl (literal and inline-constant printing).
 """
 
 from __future__ import annotations
@@ -267,6 +281,8 @@ def derive(cpu: str) -> dict:
     t["VOP3"] = probe_family(cpu, "VOP3", range(1024), lambda op: words(0xD0000000 | op << 16 | 10, src3), vf, None,
                              {"mods": (0, 1 << 15 | 7 << 8, 0, 1 << 27 | 7 << 29),
                               "neg": (0, 0, 0, 1 << 29), "abs": (0, 1 << 8, 0, 0), "clamp": (0, 1 << 15, 0, 0),
+                              "neg1": (0, 0, 0, 1 << 30), "abs1": (0, 1 << 9, 0, 0),
+                              "neg2": (0, 0, 0, 1 << 31), "abs2": (0, 1 << 10, 0, 0),
                               "omod": (0, 0, 0, 1 << 27),
                               "opsel": (0, 15 << 11, 0, 0),
                               "sdst": (0x7F00, 30 << 8, 0, 0),
@@ -314,6 +330,13 @@ def derive(cpu: str) -> dict:
     t["MTBUF"] = probe_family(cpu, "MTBUF", range(16),
                               lambda op: words(0xE8000000 | op << 15 | 1 << 12 | 0x10 | 4 << 19 | 7 << 23,
                                                20 | 10 << 8 | 5 << 16 | 30 << 24), mf)
+    mif = {("v", 10): "vdata", ("v", 4): "vaddr", ("s", 8): "srsrc", ("s", 16): "ssamp"}
+    t["MIMG"] = probe_family(cpu, "MIMG", range(128),
+                             lambda op: words(0xF0000000 | op << 18 | 1 << 8, 4 | 10 << 8 | 2 << 16 | 4 << 21), mif,
+                             None, {"dm": (0xF00, 0xF00, 0, 0), "d16": (0, 0, 0, 1 << 31)},
+                             [(0xF00, 0x300, 0, 0), (0xF00, 0xF00, 0, 0), (0, 1 << 12, 0, 0), (0, 0, 0x1F << 21, 0),
+                              (0, 1 << 12, 0x1F << 21, 0), (0xF00, 0x300, 0x1F << 21, 0),
+                              (0xF00, 0xF00, 0x1F << 21, 0)])
     names = {}
     res = run_mc(cpu, [words(0xB8800000 | 10 << 16 | i | 31 << 11) for i in range(64)])
     for i, r in enumerate(res):

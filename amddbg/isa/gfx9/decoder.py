@@ -15,7 +15,7 @@ bytes (compiled code repeats the same words a lot), so the per-address work is b
 from __future__ import annotations
 
 import json
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from amddbg.isa.common import (
@@ -55,6 +55,8 @@ class Entry:
     """One opcode of one encoding: mnemonic and operand template."""
 
     __slots__ = ("mnemonic", "tmpl", "raw", "lit16", "kinds", "fields", "policy", "neg", "abs", "clamp", "omod",
+                 "simple",
+                 "vop3_neg", "vop3_abs",
                  "dpp_neg", "dpp_abs", "sdwa_negabs", "sdwa_sext", "sdwa_clamp", "sdwa_omod")
 
     def __init__(self, raw: dict):
@@ -66,11 +68,17 @@ class Entry:
             width = slot[1]
             kind = slot[2] if len(slot) > 2 else ""
             style = slot[3] if len(slot) > 3 and not slot[3].startswith("?") else "f32"
+            if width == 2 and style == "f32":
+                style = "f64"  # 64-bit operands print 1/(2*pi) in double precision
             if name.startswith("=s[0:1]"):
                 name, width, kind = "sdst", 2, "s"
             tmpl.append((name, width, kind, style))
         self.tmpl = tmpl
         self.fields = {t[0]: t for t in tmpl}
+        # the most common VOP1/VOP2 shapes (`vdst, src0[, src1]`, 32-bit VGPR destination) take a fast path
+        shape = [(t[0], t[1], t[2]) for t in tmpl]
+        self.simple = shape in ([("vdst", 1, "v"), ("src0", 1, "v"), ("src1", 1, "v")],
+                                [("vdst", 1, "v"), ("src0", 1, "v")])
         words: set[str] = set()
         for key in ("pg", "ps", "b15", "sc1", "glc"):
             txt = raw.get(key)
@@ -84,16 +92,33 @@ class Entry:
 
         self.neg = has("neg", "-") or has("mods", "-")
         self.abs = has("abs", "|") or has("mods", "|")
+        # VOP3 per-source neg/abs masks (bit i = source i accepts it)
+        self.vop3_neg = (self.neg | has("neg1", "-") << 1 | has("neg2", "-") << 2) if "neg1" in raw else 7
+        self.vop3_abs = (self.abs | has("abs1", "|") << 1 | has("abs2", "|") << 2) if "abs1" in raw else 7
         self.clamp = has("clamp", "clamp") or has("mods", "clamp") or has("acc", "clamp")
         self.omod = has("omod", "mul:2") or has("mods", "mul:")
         self.dpp_neg = has("dppm", "-")
         self.dpp_abs = has("dppm", "|")
+        # per-source DPP modifiers (v_ldexp_f16: float src0, integer src1)
+        self.kinds = {}
+        dppm = raw.get("dppm")
+        if isinstance(dppm, str):
+            toks = dppm.partition(" ")[2].split(", ")
+            names = [t[0] for t in tmpl]
+            for i, n in enumerate(names):
+                if n in ("src0", "src1") and i < len(toks):
+                    self.kinds[n] = ("-" in toks[i], "|" in toks[i])
         self.sdwa_negabs = has("sdwan", "|")
         self.sdwa_sext = has("sdwas", "sext(")
         self.sdwa_clamp = raw.get("sdwac") is None or has("sdwac", "clamp")
         self.sdwa_omod = raw.get("sdwac") is None or has("sdwac", "mul:")
         lit = raw.get("lit")
-        self.lit16 = bool(lit and "0x4321" in lit and "0x87654321" not in lit)
+        self.lit16 = False
+        if isinstance(lit, str):
+            toks = lit.partition(" ")[2].split(", ")
+            names = [t[0] for t in tmpl]
+            if "src0" in names and names.index("src0") < len(toks):
+                self.lit16 = toks[names.index("src0")].split(" ")[0] == "0x4321"
 
 
 _POLICY_WORDS = {"glc", "slc", "scc", "sc0", "sc1", "nt"}
@@ -107,8 +132,56 @@ def load_tables(gen: str) -> dict[str, dict]:
         if enc in ("HWREG", "SENDMSG"):
             out[enc] = {int(k): v for k, v in ops.items()}
             continue
-        out[enc] = {int(k): Entry(v) for k, v in ops.items()}
+        out[enc] = _LazyTable({int(k): v for k, v in ops.items()})
     return out
+
+
+class _LazyTable(dict):
+    """opcode -> Entry, building each Entry on first use (a decoder for one function touches few)."""
+
+    def __init__(self, raw: dict[int, dict]):
+        super().__init__()
+        self.raw = raw
+
+    def get(self, op, default=None):
+        e = dict.get(self, op)
+        if e is None:
+            r = self.raw.get(op)
+            if r is None:
+                return default
+            e = Entry(r)
+            dict.__setitem__(self, op, e)
+        return e
+
+    def _all(self) -> None:
+        for op in self.raw:
+            self.get(op)
+
+    def __iter__(self):
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __contains__(self, op) -> bool:
+        return op in self.raw
+
+    def __getitem__(self, op):
+        e = self.get(op)
+        if e is None:
+            raise KeyError(op)
+        return e
+
+    def keys(self):
+        return self.raw.keys()
+
+    def values(self):
+        self._all()
+        return [dict.__getitem__(self, k) for k in self.raw]
+
+    def items(self):
+        self._all()
+        return [(k, dict.__getitem__(self, k)) for k in self.raw]
 
 
 # ---------------------------------------------------------------- operand text
@@ -144,6 +217,7 @@ _SRC_SPECIAL = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi"
                 254: "src_lds_direct"}
 
 
+_VALU_FLAGS = {"rexec": True}
 _REG_CACHE: dict[tuple, Operand] = {}
 _SRC_CACHE: dict[tuple, Operand] = {}
 _REG_KIND = {"v": OperandKind.VGPR, "a": OperandKind.AGPR, "s": OperandKind.SGPR}
@@ -273,6 +347,10 @@ def _inlinable(lit: int, style: str, lit16: bool, width: int, scalar: bool = Fal
     return width == 1 and lit in _INLINE_F32_BITS
 
 
+def _signed_hex(v: int) -> str:
+    return f"-0x{-v:x}" if v < 0 else f"0x{v:x}"
+
+
 def _neg_abs(text: str, neg: int, abs_: int) -> str:
     if abs_:
         text = f"|{text}|"
@@ -310,6 +388,23 @@ def dpp_ctrl_text(ctrl: int, gen: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=256)
+def _with_widths_cached(e: Entry, items: tuple) -> Entry:
+    new = Entry.__new__(Entry)
+    for slot in Entry.__slots__:
+        if hasattr(e, slot):
+            setattr(new, slot, getattr(e, slot))
+    widths = dict(items)
+    new.tmpl = [(n, widths.get(n, w), k, st) for n, w, k, st in e.tmpl]
+    new.fields = {t[0]: t for t in new.tmpl}
+    return new
+
+
+def _with_widths(e: Entry, widths: dict[str, int]) -> Entry:
+    """`e` with some operand widths replaced (MFMA f8f6f4 source widths follow cbsz/blgp)."""
+    return _with_widths_cached(e, tuple(sorted(widths.items())))
+
+
 class Proto:
     """Everything about an instruction that depends only on its bytes (cached per byte string)."""
 
@@ -330,17 +425,64 @@ class Proto:
 
 
 # `Instruction` and `Operand` are frozen slotted dataclasses whose generated __init__ is slow; decoding a
-# 14 MB object builds millions of them, so build them through `fast_constructor` (same records).
-_make_instruction = fast_constructor(Instruction)
+# 14 MB object builds millions of them. Operands are built through `fast_constructor` (same records).
+# Instructions decoded from a cached prototype are `_ProtoInstruction`s: an `Instruction` subclass whose
+# fields are read-only properties over the shared prototype, so creating one sets three slots instead of
+# twenty. They compare, hash and print exactly like the plain record.
 _make_operand = fast_constructor(Operand)
 
 
 def _fields_for(p: Proto) -> tuple:
-    """The address-independent field values of `p`, in `Instruction` order after address."""
+    """The address-independent field values of `p`, in `Instruction` field order after `address`/`raw`."""
     f = p.flags
     return (p.size, p.mnemonic, p.encoding, p.operands, p.text, f.get("branch", False), f.get("cond", False),
             f.get("call", False), f.get("ret", False), f.get("barrier", False), p.waitcnt is not None,
             f.get("endpgm", False), f.get("rexec", False), f.get("wexec", False), p.memory, p.waitcnt)
+
+
+class _ProtoInstruction(Instruction):
+    __slots__ = ("_v", "_a", "_r")
+    __qualname__ = "Instruction"  # repr like the plain record
+
+    def __new__(cls, *args, **kwargs):
+        # construction by callers (e.g. dataclasses.replace) yields a plain Instruction
+        return Instruction(*args, **kwargs)
+
+    def __eq__(self, other):
+        if not isinstance(other, Instruction):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in _FIELD_NAMES)
+
+    def __hash__(self):
+        return hash(tuple(getattr(self, n) for n in _FIELD_NAMES))
+
+    address = property(lambda self: self._a)
+    raw = property(lambda self: self._r)
+    size = property(lambda self: self._v[0])
+    mnemonic = property(lambda self: self._v[1])
+    encoding = property(lambda self: self._v[2])
+    operands = property(lambda self: self._v[3])
+    text = property(lambda self: self._v[4])
+    is_branch = property(lambda self: self._v[5])
+    is_conditional = property(lambda self: self._v[6])
+    is_call = property(lambda self: self._v[7])
+    is_return = property(lambda self: self._v[8])
+    is_barrier = property(lambda self: self._v[9])
+    is_waitcnt = property(lambda self: self._v[10])
+    is_endpgm = property(lambda self: self._v[11])
+    reads_exec = property(lambda self: self._v[12])
+    writes_exec = property(lambda self: self._v[13])
+    memory = property(lambda self: self._v[14])
+    waitcnt = property(lambda self: self._v[15])
+    branch_target = property(lambda self: None)
+    unknown_reason = property(lambda self: None)
+
+
+_FIELD_NAMES = tuple(Instruction.__dataclass_fields__)
+_new = object.__new__
+_SET_V = _ProtoInstruction._v.__set__  # type: ignore[attr-defined]
+_SET_A = _ProtoInstruction._a.__set__  # type: ignore[attr-defined]
+_SET_R = _ProtoInstruction._r.__set__  # type: ignore[attr-defined]
 
 
 class Decoder:
@@ -353,8 +495,8 @@ class Decoder:
         self.is940 = self.gen in ("gfx940", "gfx950")
         self.has_acc = self.gen in ("gfx90a", "gfx940", "gfx950")
         # Which encodings use the AGPR ("acc") bit, and MUBUF's bit 55 (acc on gfx90a+, tfe before)
-        self.acc_enc = {enc: any(isinstance(e.raw.get("acc"), str) and " a" in e.raw["acc"]
-                                 for e in self.t.get(enc, {}).values())
+        self.acc_enc = {enc: any(isinstance(r.get("acc"), str) and " a" in r["acc"]
+                                 for r in getattr(self.t.get(enc), "raw", {}).values())
                         for enc in ("DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF")}
         self.acc_enc["MTBUF"] = self.acc_enc["MUBUF"]
         self._cache4: dict[bytes, Proto] = {}
@@ -364,29 +506,41 @@ class Decoder:
 
     def decode(self, data: bytes, offset: int = 0, address: int = 0) -> Instruction:
         """Decode one instruction at `offset` of `data`; never raises on bad bytes."""
+        if not isinstance(data, bytes):  # memoryview / mmap / bytearray: work on a small copy
+            data = bytes(data[offset : offset + 8])
+            offset = 0
         if offset + 4 > len(data):
             return unknown_instruction(data, offset, address, "truncated: fewer than 4 bytes left")
-        key4 = bytes(data[offset : offset + 4])
-        p = self._cache4.get(key4)
+        p = self._cache4.get(data[offset : offset + 4]) or self._cache8.get(data[offset : offset + 8])
         if p is None:
-            key8 = bytes(data[offset : offset + 8])
-            p = self._cache8.get(key8)
+            return self._decode_miss(data, offset, address)
+        if offset + p.size > len(data):
+            return unknown_instruction(data, offset, address, "truncated: instruction runs past the end")
+        return self._materialise(p, data, offset, address)
+
+    def _decode_miss(self, data: bytes, offset: int, address: int) -> Instruction:
+        """Decode bytes not in the prototype caches (`data` is bytes, at least 4 bytes at `offset`)."""
+        if offset + 4 > len(data):
+            return unknown_instruction(data, offset, address, "truncated: fewer than 4 bytes left")
+        key4 = data[offset : offset + 4]
+        key8 = data[offset : offset + 8]
+        p = self._cache8.get(key8)
+        if p is None:
+            try:
+                p = self._decode_proto(data, offset)
+            except Exception as exc:  # a table gap must never take the debugger down
+                p = None
+                reason = f"decoder error: {exc.__class__.__name__}: {exc}"
+            else:
+                reason = "no opcode in the tables for this encoding"
             if p is None:
-                try:
-                    p = self._decode_proto(data, offset)
-                except Exception as exc:  # a table gap must never take the debugger down
-                    p = None
-                    reason = f"decoder error: {exc.__class__.__name__}: {exc}"
-                else:
-                    reason = "no opcode in the tables for this encoding"
-                if p is None:
-                    return unknown_instruction(data, offset, address, reason)
-                if isinstance(p, str):
-                    return unknown_instruction(data, offset, address, p)
-                if p.size == 4:
-                    self._cache4[key4] = p
-                else:
-                    self._cache8[key8] = p
+                return unknown_instruction(data, offset, address, reason)
+            if isinstance(p, str):
+                return unknown_instruction(data, offset, address, p)
+            if p.size == 4:
+                self._cache4[key4] = p
+            else:
+                self._cache8[key8] = p
         if offset + p.size > len(data):
             return unknown_instruction(data, offset, address, "truncated: instruction runs past the end")
         return self._materialise(p, data, offset, address)
@@ -406,7 +560,7 @@ class Decoder:
             if p is None:
                 p = c8.get(data[off : off + 8])
                 if p is None or off + p.size > n:
-                    ins = self.decode(data, off, address + off)
+                    ins = self._decode_miss(data, off, address + off)
                     append(ins)
                     off += ins.size or 4
                     continue
@@ -426,7 +580,7 @@ class Decoder:
             if p is None:
                 p = c8.get(data[off : off + 8])
                 if p is None or off + p.size > n:
-                    ins = self.decode(data, off, address + off)
+                    ins = self._decode_miss(data, off, address + off)
                     yield address + off, ins.size or 4, ins.text
                     off += ins.size or 4
                     continue
@@ -441,8 +595,11 @@ class Decoder:
             v = p.setters = _fields_for(p)
         if p.simm is not None:
             return self._materialise_branch(p, data, offset, address)
-        return _make_instruction(address, v[0], data[offset : offset + v[0]], v[1], v[2], v[3], v[4], v[5], v[6],
-                                 v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], None, None)
+        obj = _new(_ProtoInstruction)
+        _SET_V(obj, v)
+        _SET_A(obj, address)
+        _SET_R(obj, data[offset : offset + v[0]])
+        return obj
 
     def _materialise_branch(self, p: Proto, data, offset: int, address: int) -> Instruction:
         f = p.flags
@@ -511,6 +668,8 @@ class Decoder:
             return self._mubuf(w0, w1)
         if top == 0x3A:
             return self._mtbuf(w0, w1)
+        if top == 0x3C and "MIMG" in self.t:
+            return self._mimg(w0, w1)
         return f"encoding {top:#x} (MIMG/EXP/VINTRP or reserved) not decoded for GFX9 family"
 
     def _finish(self, size, mnem, enc, ctx, ops_text, mods_text="", flags=None, memory=None, waitcnt=None,
@@ -532,8 +691,10 @@ class Decoder:
         if "saveexec" in mnem or any(o.text.startswith("exec") for o in ctx.operands if not o.is_dest):
             fl["rexec"] = True
         if mnem in ("s_setpc_b64",):
+            # the AMDGPU calling convention returns through s[30:31]; other pairs are tail calls or
+            # indirect jumps (still branches, targets unknown statically)
             fl["branch"] = True
-            fl["ret"] = True
+            fl["ret"] = any(o.text == "s[30:31]" for o in ctx.operands)
         elif mnem in ("s_swappc_b64",):
             fl["branch"] = True
             fl["call"] = True
@@ -704,6 +865,13 @@ class Decoder:
             return txt
         return str(simm)
 
+    def _smem_offset(self, w1: int) -> int:
+        """SMEM immediate offset: 20 bits unsigned on GFX8, 21 bits signed on GFX9+."""
+        if self.gen == "gfx8":
+            return w1 & 0xFFFFF
+        off = w1 & 0x1FFFFF
+        return off - 0x200000 if off & 0x100000 else off
+
     def _smem(self, w0, w1):
         op = (w0 >> 18) & 0xFF
         e = self.t["SMEM"].get(op)
@@ -720,27 +888,31 @@ class Decoder:
         is_store = "store" in mnem
         is_atomic = "atomic" in mnem
         out = []
+        if mnem.startswith("s_atc_probe"):
+            out.append(ctx.imm(str(sdata), sdata))
         for name, width, _k, _s in e.tmpl:
+            if name == "sdst":  # s_memtime/s_memrealtime: the probe's zeroed sdata printed as s[0:1]
+                name = "sdata"
             if name == "sdata":
-                out.append(ctx.sreg(sdata, width, is_load or (is_atomic and glc)))
+                out.append(ctx.sreg(sdata, width, is_load or (is_atomic and glc) or not (is_store or is_atomic)))
             elif name == "sbase":
                 out.append(ctx.sreg(sbase, width, False))
             elif name == "offset":
                 if imm:
-                    off = w1 & 0x1FFFFF
+                    off = self._smem_offset(w1)
                     if soe:
                         out.append(ctx.sreg((w1 >> 25) & 0x7F, 1, False))
                     else:
-                        out.append(ctx.imm(hex_imm(off), off, OperandKind.OFFSET))
+                        out.append(ctx.imm(_signed_hex(off), off, OperandKind.OFFSET))
                 else:
                     out.append(ctx.sreg(w1 & 0x7F, 1, False))
-            elif name.startswith("="):
+            elif name.startswith("=") and not name[1:].isdigit():
                 out.append(name[1:])
         mods = ""
         if imm and soe and "offset" in e.fields:
-            off = w1 & 0x1FFFFF
-            mods += f" offset:{hex_imm(off)}"
-            ctx.imm(hex_imm(off), off, OperandKind.OFFSET)
+            off = self._smem_offset(w1)
+            mods += f" offset:{_signed_hex(off)}"
+            ctx.imm(_signed_hex(off), off, OperandKind.OFFSET)
         if glc:
             mods += " glc"
         memory = None
@@ -765,7 +937,7 @@ class Decoder:
                 if name == "lit":
                     ctx.lit_used = True
                     lit = ctx.literal or 0
-                    txt = literal_text(lit, 16 if e.lit16 else 32)
+                    txt = literal_text(lit, 32)
                     ctx.operands.append(Operand(OperandKind.LITERAL, txt, None, 1, lit))
                     out.append(txt)
                 continue
@@ -814,6 +986,8 @@ class Decoder:
         if e is None:
             return None
         src0 = w0 & 0x1FF
+        if e.simple and src0 < 0xF9:
+            return self._vop_simple("VOP2", e, w0, src0, 256 + ((w0 >> 9) & 0xFF))
         vals = {"vdst": (w0 >> 17) & 0xFF, "src0": src0, "src1": 256 + ((w0 >> 9) & 0xFF)}
         if src0 == 0xF9:
             return self._sdwa("VOP2", e, w0, w1, vals)
@@ -826,12 +1000,25 @@ class Decoder:
             return "truncated: literal past end of data"
         return self._finish(size, e.mnemonic, "VOP2", ctx, out, flags=self._valu_flags(e.mnemonic, dest))
 
+    def _vop_simple(self, enc: str, e: Entry, w0: int, src0: int, src1: int | None) -> Proto:
+        """VOP1/VOP2 `vdst, src0[, src1]` without literal, SDWA or DPP (most VALU code)."""
+        ctx = Ctx(self.gen, None)
+        d = ctx.reg("v", (w0 >> 17) & 0xFF, 1, True)
+        a = ctx.src(src0, 1, e.tmpl[1][3], False, e.lit16)
+        if src1 is None:
+            text = f"{e.mnemonic} {d}, {a}"
+        else:
+            text = f"{e.mnemonic} {d}, {a}, {ctx.reg('v', src1 - 256, 1, False)}"
+        return Proto(4, e.mnemonic, enc, tuple(ctx.operands), text, _VALU_FLAGS)
+
     def _vop1(self, w0, w1):
         op = (w0 >> 9) & 0xFF
         e = self.t["VOP1"].get(op)
         if e is None:
             return None
         src0 = w0 & 0x1FF
+        if e.simple and src0 < 0xF9:
+            return self._vop_simple("VOP1", e, w0, src0, None)
         vals = {"vdst": (w0 >> 17) & 0xFF, "src0": src0}
         if src0 == 0xF9:
             return self._sdwa("VOP1", e, w0, w1, vals)
@@ -863,10 +1050,11 @@ class Decoder:
         return self._finish(size, e.mnemonic, "VOPC", ctx, out, flags=self._valu_flags(e.mnemonic, dest))
 
     @staticmethod
-    def _base(mnem: str) -> str:
+    def _base(mnem: str, suffix: str) -> str:
+        """`v_add_f32_e32` -> `v_add_f32` + suffix; opcodes printed without _e32 (v_nop) stay bare."""
         for suf in ("_e32", "_e64"):
             if mnem.endswith(suf):
-                return mnem[: -len(suf)]
+                return mnem[: -len(suf)] + suffix
         return mnem
 
     def _sdwa(self, enc, e: Entry, w0, w1, vals):
@@ -875,7 +1063,7 @@ class Decoder:
         sdwa_text = e.raw.get("sdwa")
         if not sdwa_text:
             return f"{enc} opcode {e.mnemonic} has no SDWA form"
-        mnem = self._base(e.mnemonic) + ("_sdwa" if enc != "VOPC" or self.gen != "gfx8" else "")
+        mnem = self._base(e.mnemonic, "_sdwa" if enc != "VOPC" or self.gen != "gfx8" else "")
         ctx = Ctx(self.gen, None)
         vals = dict(vals)
         vals["src0"] = (w1 & 0xFF) + (0 if (w1 >> 23) & 1 else 256)
@@ -923,13 +1111,13 @@ class Decoder:
         ctrl_txt = dpp_ctrl_text(ctrl, self.gen)
         if ctrl_txt is None:
             return f"reserved DPP control {ctrl:#x}"
-        mnem = self._base(e.mnemonic) + "_dpp"
+        mnem = self._base(e.mnemonic, "_dpp")
         ctx = Ctx(self.gen, None)
         vals = dict(vals)
         vals["src0"] = 256 + (w1 & 0xFF)
-        n_ = 1 if e.dpp_neg else 0
-        a_ = 1 if e.dpp_abs else 0
-        mods = {"src0": ((w1 >> 20) & n_, (w1 >> 21) & a_, 0), "src1": ((w1 >> 22) & n_, (w1 >> 23) & a_, 0)}
+        n0, a0 = e.kinds.get("src0", (e.dpp_neg, e.dpp_abs))
+        n1, a1 = e.kinds.get("src1", (e.dpp_neg, e.dpp_abs))
+        mods = {"src0": ((w1 >> 20) & n0, (w1 >> 21) & a0, 0), "src1": ((w1 >> 22) & n1, (w1 >> 23) & a1, 0)}
         out, dest = self._fill(e, ctx, vals, mods=mods)
         m = f" {ctrl_txt} row_mask:{hex_imm((w1 >> 28) & 0xF)} bank_mask:{hex_imm((w1 >> 24) & 0xF)}"
         if (w1 >> 19) & 1:
@@ -944,13 +1132,15 @@ class Decoder:
         mnem = e.mnemonic
         ctx = Ctx(self.gen, None)
         vals = {"vdst": w0 & 0xFF, "src0": w1 & 0x1FF, "src1": (w1 >> 9) & 0x1FF, "src2": (w1 >> 18) & 0x1FF}
+        if mnem.startswith("v_bitop3"):
+            return self._bitop3(e, ctx, w0, w1, vals)
         vop3b = "sdst" in e.fields
-        neg = w1 >> 29 if e.neg else 0
+        neg = (w1 >> 29) & e.vop3_neg
         if vop3b:
             vals["sdst"] = (w0 >> 8) & 0x7F
             abs_ = 0
         else:
-            abs_ = (w0 >> 8) & 7 if e.abs else 0
+            abs_ = (w0 >> 8) & e.vop3_abs
         mods = {"src0": (neg & 1, abs_ & 1, 0), "src1": (neg >> 1 & 1, abs_ >> 1 & 1, 0),
                 "src2": (neg >> 2 & 1, abs_ >> 2 & 1, 0)}
         out, dest = self._fill(e, ctx, vals, mods=mods)
@@ -972,6 +1162,19 @@ class Decoder:
         if mnem.startswith("v_mfma"):
             return f"VOP3-encoded MFMA {mnem} not supported"
         return self._finish(8, mnem, "VOP3", ctx, out, m, flags=self._valu_flags(mnem, dest))
+
+    def _bitop3(self, e: Entry, ctx: Ctx, w0, w1, vals):
+        """gfx950 v_bitop3_*: the 8-bit truth table lives in the neg/abs/omod fields."""
+        out, dest = self._fill(e, ctx, vals)
+        imm = (w1 >> 29) | ((w0 >> 8) & 7) << 3 | ((w1 >> 27) & 3) << 6
+        m = ""
+        if imm:
+            m += f" bitop3:{imm if imm <= 10 else hex_imm(imm)}"
+            ctx.imm(str(imm), imm)
+        opsel = (w0 >> 11) & 0xF
+        if opsel and e.raw.get("opsel"):
+            m += " op_sel:[" + ",".join(str(opsel >> i & 1) for i in range(4)) + "]"
+        return self._finish(8, e.mnemonic, "VOP3", ctx, out, m, flags=self._valu_flags(e.mnemonic, dest))
 
     def _vop3p(self, w0, w1):
         op = (w0 >> 16) & 0x7F
@@ -1017,6 +1220,9 @@ class Decoder:
         acc_cd = (w0 >> 15) & 1
         if self.gen == "gfx908":
             acc_cd = 1
+        if "f8f6f4" in mnem:
+            fmt_regs = {0: 8, 1: 8, 2: 6, 3: 6, 4: 4}
+            e = _with_widths(e, {"src0": fmt_regs.get((w0 >> 8) & 7, 8), "src1": fmt_regs.get((w1 >> 29) & 7, 8)})
         kinds = {"vdst": "a" if acc_cd else "v", "src2": "a" if acc_cd and not mnem.startswith("v_smfmac") else "v",
                  "src0": "a" if (w1 >> 27) & 1 else "v", "src1": "a" if (w1 >> 28) & 1 else "v"}
         out, dest = self._fill(e, ctx, vals, kinds=kinds)
@@ -1076,6 +1282,8 @@ class Decoder:
         vals = {"addr": w1 & 0xFF, "data0": (w1 >> 8) & 0xFF, "data1": (w1 >> 16) & 0xFF, "vdst": (w1 >> 24) & 0xFF}
         out = []
         for name, width, _kind, _s in e.tmpl:
+            if name == "=v0":  # probe fell back to data0 = 0 (ds_write_addtid_b32)
+                name, width = "data0", 1
             if name.startswith("="):
                 out.append(name[1:])
                 continue
@@ -1096,8 +1304,9 @@ class Decoder:
         elif any(x.startswith("offset") for x in mods):
             off = o0 | o1 << 8
             if mnem == "ds_swizzle_b32":
-                m += f" offset:{_swizzle(off)}"
-                ctx.imm(_swizzle(off), off, OperandKind.IMMEDIATE)
+                sw = _swizzle(off, self.gen)
+                m += f" offset:{sw}"
+                ctx.imm(sw, off, OperandKind.IMMEDIATE)
             elif off:
                 m += f" offset:{off}"
                 ctx.imm(str(off), off, OperandKind.OFFSET)
@@ -1265,6 +1474,56 @@ class Decoder:
                             is_atomic, bool(is_atomic and glc), pol)
         return self._finish(8, mnem, enc, ctx, out, m, flags={"rexec": True}, memory=memory)
 
+    def _mimg(self, w0, w1):
+        """Image instructions (MIMG). LLVM prints vaddr with the opcode's minimal width."""
+        op = (w0 >> 18) & 0x7F
+        e = self.t["MIMG"].get(op)
+        if e is None:
+            return None
+        mnem = e.mnemonic
+        ctx = Ctx(self.gen, None)
+        dmask = (w0 >> 8) & 0xF
+        unorm, glc, da, r128, tfe, lwe = ((w0 >> b) & 1 for b in (12, 13, 14, 15, 16, 17))
+        slc = (w0 >> 25) & 1
+        d16 = (w1 >> 31) & 1
+        packed = self.gen != "gfx8"  # GFX8 d16 keeps one register per component
+        acc = 0
+        if self.has_acc:  # gfx90a+: bit 16 selects AGPR data instead of tfe
+            acc, tfe = tfe, 0
+        is_atomic = "atomic" in mnem
+        is_store = "store" in mnem
+        out = []
+        for name, width, _k, _s in e.tmpl:
+            if name == "vdata":
+                if "gather4" in mnem:
+                    n = 4
+                else:
+                    n = max(1, bin(dmask).count("1"))
+                extra = tfe
+                if d16 and packed:
+                    n = (n + 1) // 2
+                    if "gather4" in mnem:
+                        extra = 0  # LLVM sizes packed gather4 results without the tfe dword
+                out.append(ctx.reg("a" if acc else "v", (w1 >> 8) & 0xFF, n + extra, not is_store))
+            elif name == "vaddr":
+                out.append(ctx.reg("v", w1 & 0xFF, width, False))
+            elif name == "srsrc":
+                out.append(ctx.sreg(((w1 >> 16) & 0x1F) << 2, 8, False))
+            elif name == "ssamp":
+                out.append(ctx.sreg(((w1 >> 21) & 0x1F) << 2, 4, False))
+            elif name.startswith("="):
+                out.append(name[1:])
+        m = f" dmask:{hex_imm(dmask)}" if dmask else ""
+        for flag, word in ((unorm, "unorm"), (glc, "glc"), (slc, "slc"),
+                           (r128, "r128" if self.gen == "gfx8" else "a16"), (tfe, "tfe"), (lwe, "lwe"), (da, "da"),
+                           (d16, "d16")):
+            if flag:
+                m += " " + word
+        is_load = not is_store and not is_atomic
+        memory = MemoryInfo(MemorySpace.BUFFER, is_load or (is_atomic and bool(glc)), is_store or is_atomic,
+                            is_atomic, bool(is_atomic and glc), {"glc": bool(glc), "slc": bool(slc)})
+        return self._finish(8, mnem, "MIMG", ctx, out, m, flags={"rexec": True}, memory=memory)
+
     @staticmethod
     def _mtbuf_format(dfmt: int, nfmt: int) -> str:
         parts = []
@@ -1275,11 +1534,11 @@ class Decoder:
         return f" format:[{','.join(parts)}]" if parts else ""
 
 
-def _swizzle(off: int) -> str:
+def _swizzle(off: int, gen: str) -> str:
     """ds_swizzle_b32 offset as LLVM prints it (QUAD_PERM / BITMASK_PERM / SWAP / REVERSE / BROADCAST)."""
-    if off & 0xE000 == 0xE000:
+    if off & 0xE000 == 0xE000 and gen != "gfx8":
         return f"swizzle(FFT,{off & 0x1F})"
-    if off & 0xE000 == 0xC000:
+    if off & 0xE000 == 0xC000 and gen != "gfx8":
         return f"swizzle(ROTATE,{off >> 10 & 1},{off >> 5 & 0x1F})"
     if off & 0xFF00 == 0x8000:
         return "swizzle(QUAD_PERM," + ",".join(str(off >> (2 * i) & 3) for i in range(4)) + ")"

@@ -99,15 +99,21 @@ def _stdin_lines():
 
 
 def run(args: argparse.Namespace) -> int:
-    import gc
+    from amddbg.dwarf.reader import paused_gc
 
-    from amddbg.dwarf.demangle import demangle
-    from amddbg.dwarf.symbolize import Frame, Symbolizer
-
-    # No cyclic GC in this process: answering an address creates no reference cycles (only the
+    # No cyclic GC while we answer: an address lookup creates no reference cycles (only the
     # one-time setup does, a few hundred objects), while the collector would keep re-walking the
     # index being built (hundreds of thousands of tuples): ~15% of a cold run.
-    gc.disable()
+    with paused_gc():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from amddbg.dwarf.symbolize import Frame, Symbolizer
+
+    demangle = None
+    if args.demangle:  # the demangler is imported only when asked for
+        from amddbg.dwarf.demangle import demangle
 
     sym = Symbolizer.from_path(args.exe, use_cache=False if args.no_cache else None)
     tokens = args.addresses_in if args.addresses_in else _stdin_lines()

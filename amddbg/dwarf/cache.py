@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from array import array
-from pathlib import Path
 
 FORMAT = "amddbg-dwarf-index-2"
 
@@ -23,23 +21,29 @@ def enabled() -> bool:
     return os.environ.get("AMDDBG_NO_CACHE", "") not in ("1", "true", "yes")
 
 
-def cache_dir() -> Path:
+def cache_dir() -> str:
+    """The cache directory (a plain path string: pathlib would add ~3 ms to every start)."""
     d = os.environ.get("AMDDBG_CACHE_DIR")
     if d:
-        return Path(d)
+        return d
     x = os.environ.get("XDG_CACHE_HOME")
-    base = Path(x) if x else Path.home() / ".cache"
-    return base / "amddbg"
+    base = x if x else os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "amddbg")
 
 
-def _arr(code: str, blob: bytes) -> array:
-    a = array(code)
-    a.frombytes(blob)
-    return a
+def _read_text(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+def _arr(code: str, blob: bytes) -> memoryview:
+    """A typed read-only view of a stored integer array: indexing, ``len`` and ``bisect`` work on it
+    as on an ``array``, without copying the blob (megabytes for a large object's line table)."""
+    return memoryview(blob).cast(code)
 
 
 class IndexCache:
-    def __init__(self, path: Path, key: str, size: int, mtime: float | None) -> None:
+    def __init__(self, path: str, key: str, size: int, mtime: float | None) -> None:
         self.path = path
         self.key = key
         self.size = size
@@ -65,7 +69,7 @@ class IndexCache:
         d = cache_dir()
         if key is None and alias is not None:
             try:
-                k, _, p = (d / f"stat-{alias}").read_text().partition("\n")
+                k, _, p = _read_text(os.path.join(d, f"stat-{alias}")).partition("\n")
                 if len(k) == 64 and all(c in "0123456789abcdef" for c in k) and p.rstrip("\n") == real:
                     key = k
             except OSError:
@@ -76,16 +80,17 @@ class IndexCache:
             key = hashlib.sha256(image.view).hexdigest()
             if alias is not None:
                 try:
-                    d.mkdir(parents=True, exist_ok=True)
-                    (d / f"stat-{alias}").write_text(f"{key}\n{real}\n")
+                    os.makedirs(d, exist_ok=True)
+                    with open(os.path.join(d, f"stat-{alias}"), "w") as f:
+                        f.write(f"{key}\n{real}\n")
                 except OSError:
                     pass
-        return cls(d / f"index-{key}.sqlite", key, len(image.view), mtime)
+        return cls(os.path.join(d, f"index-{key}.sqlite"), key, len(image.view), mtime)
 
     # ------------------------------------------------------------------ read
     def load(self, dwarf):
         """A ``CachedIndex`` for ``dwarf`` or None if there is no usable cache file."""
-        if not self.path.exists():
+        if not os.path.exists(self.path):
             return None
         try:
             db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
@@ -106,8 +111,8 @@ class IndexCache:
         from amddbg.dwarf.index import subs_to_columns
 
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=self.path.parent)
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=os.path.dirname(self.path))
             os.close(fd)
             db = sqlite3.connect(tmp)
             db.executescript(

@@ -5,9 +5,14 @@ The structure mirrors what LLVM's symbolizer does, because ``amddbg addr2line`` 
 
 * CU ranges come from .debug_aranges plus every CU DIE's ``DW_AT_ranges``/``low_pc``
   (``DWARFDebugAranges::generate``); overlaps go to the lowest CU offset.
-* Per CU, an address -> DIE map of ``DW_TAG_subprogram``/``DW_TAG_inlined_subroutine`` ranges is
-  built in DIE pre-order with LLVM's splitting rule (``DWARFUnit::updateAddressDieMap``), so
-  quirky overlaps resolve the same way.
+* Per CU, LLVM keeps an address -> DIE map of ``DW_TAG_subprogram``/``DW_TAG_inlined_subroutine``
+  ranges built in DIE pre-order with its splitting rule (``DWARFUnit::updateAddressDieMap``).
+  ``exact_map`` replays that rule over every range (what the on-disk index stores), so quirky
+  overlaps resolve the same way. Cold lookups use ``NestedSubroutineMap`` instead: one skim over
+  the DIEs (``scan_subroutines``, no attribute decoded), then a walk down the subroutine tree
+  that decodes only the range lists of children of subroutines it visits. Where ranges nest,
+  both give the same answer; every level visited is checked, and a unit where they do not nest
+  falls back to the exact replay.
 * The inlined chain walks parents from the leaf, collecting inlined subroutines up to the
   subprogram. Names resolve through ``DW_AT_abstract_origin``/``DW_AT_specification``.
 
@@ -157,9 +162,9 @@ _RANGE_ATTRS = (C.DW_AT_low_pc, C.DW_AT_high_pc, C.DW_AT_ranges)
 def _plans(unit) -> dict[int, tuple]:
     """Per abbreviation code, how to walk a DIE's attributes without decoding them.
 
-    A plan is (tag, is subroutine?, skip steps, has children?, fixed size or -1, range steps,
-    has range attributes?, ``_range_recipe`` or None). A step is an int (skip
-    that many bytes), "L" (skip a LEB128), "S" (skip a C string), "B" (skip a ULEB-sized block),
+    A plan is (tag, is subroutine?, skip steps, has children?, fixed size or shape (``_shape``),
+    range steps, has range attributes?, ``_range_recipe`` or None). A step is an int (skip that
+    many bytes), "L" (skip a LEB128), "S" (skip a C string), "B" (skip a ULEB-sized block),
     "1"/"2"/"4" (skip a block with a 1/2/4-byte size), or (attr, form, ic) for an attribute to
     decode: a form we cannot skip blindly, and in the range steps of a subroutine also its range
     attributes (read only when its ranges are wanted).
@@ -168,12 +173,24 @@ def _plans(unit) -> dict[int, tuple]:
     for code, (tag, children, specs) in unit.abbrevs.items():
         sub = tag == SUBPROGRAM or tag == INLINED
         skip = _steps(unit, specs, ())
-        # ``fixed``: the whole DIE body is a fixed number of bytes
-        fixed = -1 if any(type(s) is not int for s in skip) else sum(skip)
+        fixed, skip = _shape(skip)
         ranged = _steps(unit, specs, _RANGE_ATTRS) if sub else ()
         out[code] = (tag, sub, skip, bool(children), fixed, ranged, any(type(s) is tuple for s in ranged),
                      _range_recipe(ranged))
     return out
+
+
+def _shape(skip: tuple) -> tuple[int, tuple]:
+    """(fixed, steps) for the scan: ``fixed`` >= 0 is a DIE body of that many bytes; -2 and -3 are
+    k bytes, one LEB128 (-2) or one ULEB-sized block (-3), then n bytes, with steps (k, n). These
+    shapes cover nine DIEs in ten, and the scan skips them inline, without a call; -1: other."""
+    strs = [i for i, st in enumerate(skip) if type(st) is not int]
+    if not strs:
+        return sum(skip), skip
+    if len(strs) == 1 and skip[strs[0]] in ("L", "B"):
+        i = strs[0]
+        return (-2 if skip[i] == "L" else -3), (sum(skip[:i]), sum(skip[i + 1:]))
+    return -1, skip
 
 
 _HI_OFFSET_SIZE = {C.DW_FORM_data1: 1, C.DW_FORM_data2: 2, C.DW_FORM_data4: 4, C.DW_FORM_data8: 8}
@@ -384,6 +401,18 @@ def scan_subroutines(unit) -> SubroutineScan:
         tag, sub, steps, kids, fixed, _ranged, ranged_attrs, _at = plan
         if fixed >= 0:
             pos += fixed
+        elif fixed == -2:
+            pos += steps[0]
+            while buf[pos] >= 0x80:
+                pos += 1
+            pos += 1 + steps[1]
+        elif fixed == -3:
+            n = buf[pos + steps[0]]
+            if n < 0x80:
+                pos += steps[0] + 1 + n + steps[1]
+            else:
+                n, pos = uleb(buf, pos + steps[0])
+                pos += n + steps[1]
         else:
             pos = _walk(buf, pos, steps, read_form)
         if sub:
@@ -433,11 +462,15 @@ class NestedSubroutineMap:
     ranges of its child subroutines (decoded on first visit) say which child holds the address.
 
     Why: LLVM's map needs every range of the unit decoded and replayed; descending decodes only the
-    children of subroutines actually visited. Both give the same answer when ranges nest: siblings
-    do not overlap and each child range lies inside one range of its parent. That holds for what
-    compilers emit (a scope's code is part of its parent's), and it is checked for every level
-    visited; a unit where it fails (or where a subroutine with ranges sits inside one without)
-    falls back to the exact replay (``exact_map``), so quirky overlaps still resolve as LLVM does.
+    children of subroutines actually visited (about 60% of the ranges for 3000 addresses spread
+    over a 14 MB rocsparse object, far less for a few addresses). Both give the same answer when
+    ranges nest: siblings do not overlap and each child range lies inside one range of its parent.
+    That holds for what compilers emit (an inlined scope's code is part of its caller's) and is
+    checked at every level visited; a unit where it fails, or where a subroutine with ranges sits
+    inside one without, falls back to the exact replay (``exact_map``), so quirky overlaps still
+    resolve as LLVM's map does. Levels never visited are not checked: a child range lying outside
+    all of its parent's ranges would be missed there (the tests compare both maps on every corpus
+    instruction address).
     """
 
     def __init__(self, scan: SubroutineScan) -> None:

@@ -114,6 +114,12 @@ _FIXED = {
 }
 _OFFSZ_FORMS = {DW_FORM_strp, DW_FORM_sec_offset, DW_FORM_line_strp, DW_FORM_strp_sup,
                 DW_FORM_GNU_ref_alt, DW_FORM_GNU_strp_alt}
+# ``Unit._read_form`` fast paths: unsigned constants (ref_sig8 is a type signature, not a DIE offset)
+# and unit-relative references, by size.
+_UNSIGNED_SIZE = {DW_FORM_data1: 1, DW_FORM_data2: 2, DW_FORM_data4: 4, DW_FORM_data8: 8, DW_FORM_ref_sig8: 8}
+_REF_SIZE = {DW_FORM_ref1: 1, DW_FORM_ref2: 2, DW_FORM_ref4: 4, DW_FORM_ref8: 8}
+_STRX_FORMS = frozenset((DW_FORM_strx1, DW_FORM_strx2, DW_FORM_strx3, DW_FORM_strx4, DW_FORM_strx,
+                         DW_FORM_GNU_str_index))
 
 
 class Die:
@@ -235,8 +241,14 @@ class Unit:
         return die, pos
 
     def _read_form(self, buf, pos: int, form: int, ic, raw: bool):  # noqa: C901 - one switch
-        if form == DW_FORM_strx1 or form == DW_FORM_strx2 or form == DW_FORM_strx3 \
-                or form == DW_FORM_strx4 or form == DW_FORM_strx or form == DW_FORM_GNU_str_index:
+        # The two commonest classes first, by one dict lookup each: plain constants and references.
+        n = _UNSIGNED_SIZE.get(form)
+        if n is not None:
+            return (buf[pos] if n == 1 else uint(buf, pos, n)), pos + n
+        n = _REF_SIZE.get(form)
+        if n is not None:
+            return Ref(self.offset + (buf[pos] if n == 1 else uint(buf, pos, n))), pos + n
+        if form in _STRX_FORMS:
             if form == DW_FORM_strx:
                 idx, pos = uleb(buf, pos)
             elif form == DW_FORM_GNU_str_index:
@@ -246,24 +258,10 @@ class Unit:
                 idx = uint(buf, pos, n)
                 pos += n
             return (idx if raw else self.dwarf.strx(self, idx)), pos
-        if form == DW_FORM_data1 or form == DW_FORM_ref1 or form == DW_FORM_flag:
-            v = buf[pos]
-            if form == DW_FORM_ref1:
-                v = Ref(self.offset + v)
-            elif form == DW_FORM_flag:
-                v = v != 0
-            return v, pos + 1
-        if form == DW_FORM_data2 or form == DW_FORM_ref2:
-            v = U16(buf, pos)[0]
-            return (Ref(self.offset + v) if form == DW_FORM_ref2 else v), pos + 2
-        if form == DW_FORM_data4 or form == DW_FORM_ref4:
-            v = U32(buf, pos)[0]
-            return (Ref(self.offset + v) if form == DW_FORM_ref4 else v), pos + 4
-        if form == DW_FORM_data8 or form == DW_FORM_ref8 or form == DW_FORM_ref_sig8:
-            v = U64(buf, pos)[0]
-            return (Ref(self.offset + v) if form == DW_FORM_ref8 else v), pos + 8
         if form == DW_FORM_flag_present:
             return True, pos
+        if form == DW_FORM_flag:
+            return buf[pos] != 0, pos + 1
         if form == DW_FORM_implicit_const:
             return ic, pos
         if form == DW_FORM_addr:

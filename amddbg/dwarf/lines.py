@@ -1,10 +1,11 @@
 """DWARF line programs (versions 2-5): decode once into flat rows, look addresses up like LLVM.
 
-Rows are kept as tuples ``(address, file, line, column, flags, discriminator)`` in one list, with
-sequences ``(low, high, first_row, end_row)`` sorted by ``high`` (LLVM's lookup order). The
-address lookup follows ``DWARFDebugLine::LineTable::lookupAddress``: take the first sequence whose
-end is above the address, check it contains the address, then the last row at or below it
-(the end_sequence row never matches). That is what llvm-addr2line prints, so we copy it.
+Rows are kept as columns (``addrs``, ``files_col``, ``lines_col``, ``cols_col``, ``flags_col``,
+``discs_col``; row i is the i-th entry of each), with sequences ``(low, high, first_row, end_row)``
+sorted by ``high`` (LLVM's lookup order). The address lookup follows
+``DWARFDebugLine::LineTable::lookupAddress``: take the first sequence whose end is above the
+address, check it contains the address, then the last row at or below it (the end_sequence row
+never matches). That is what llvm-addr2line prints, so we copy it.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def _posix_append(path: str, *parts: str) -> str:
 
 
 class LineTable:
-    """One line program. ``rows``/``sequences`` are plain lists (also what the on-disk cache holds)."""
+    """One line program: row columns and ``sequences`` (plain data, also what the on-disk cache holds)."""
 
     def __init__(self, dwarf, offset: int, comp_dir: str | None, unit=None, *, decode: bool = True) -> None:
         self.dwarf = dwarf
@@ -276,9 +277,7 @@ class LineTable:
         t.dirs = list(meta["dirs"])
         t.files = [tuple(f) for f in meta["files"]]
         for c, code in zip(cls.COLUMNS, cls.TYPECODES, strict=True):
-            a = array(code)
-            a.frombytes(cols[c])
-            setattr(t, c, a)
+            setattr(t, c, memoryview(cols[c]).cast(code))  # zero-copy, read-only columns
         t.sequences = [tuple(s) for s in meta["sequences"]]
         t._seq_high = [s[1] for s in t.sequences]
         return t

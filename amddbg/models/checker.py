@@ -77,47 +77,80 @@ def location_classes(s: StaticModel) -> list[int]:
     return out
 
 
-def asmo_choices(s: StaticModel) -> list[R.Rel]:
-    """Strict partial orders whose symmetric closure is mutordatom over atomic writes (spirv.als)."""
+def _merges(seqs: list[list[int]]) -> Iterator[list[int]]:
+    """All interleavings of the sequences (each kept in order)."""
+    seqs = [q for q in seqs if q]
+    if not seqs:
+        yield []
+        return
+    for k, q in enumerate(seqs):
+        rest = seqs[:k] + [q[1:]] + seqs[k + 1:]
+        for tail in _merges(rest):
+            yield [q[0]] + tail
+
+
+def _loc_orders(s: StaticModel, ws: list[int], mo: list[int], po_ordered: bool = False) -> Iterator[R.Rel]:
+    seen = set()
+    if po_ordered:  # same-thread writes keep program order (else po-loc;asmo would be cyclic)
+        by_thread: dict[int, list[int]] = {}
+        for w in ws:
+            by_thread.setdefault(s.events[w].thread, []).append(w)
+        orders = _merges([sorted(v, key=lambda w: bin(s.po[w]).count("1"), reverse=True)
+                          for v in by_thread.values()])
+    else:
+        orders = permutations(ws)
+    for perm in orders:
+        rel = R.empty(s.n)
+        for i, a in enumerate(perm):
+            for b in perm[i + 1:]:
+                if (mo[a] >> b) & 1:
+                    rel[a] |= 1 << b
+        if R.closure(rel) != rel:
+            continue
+        key = tuple(rel)
+        if key not in seen:
+            seen.add(key)
+            yield rel
+
+
+def asmo_choices(s: StaticModel, po_ordered: bool = False) -> Iterator[R.Rel]:
+    """Strict partial orders whose symmetric closure is mutordatom over atomic writes (spirv.als).
+
+    Generated lazily: a location with many mutually ordered writes has factorially many orders, and
+    callers usually stop early or prune most of them with the coherence pre-check."""
     n = s.n
     aw = s.A & s.W
-    per_loc: list[list[R.Rel]] = []
+    mo = [s.mutordatom[i] & aw for i in range(n)]
+    locs = []
     for locm in location_classes(s):
         ws = list(R.bits(locm & aw))
-        mo = [s.mutordatom[i] & aw for i in range(n)]
-        if not any(mo[w] for w in ws):
-            continue
-        seen = set()
-        opts = []
-        for perm in permutations(ws):
-            rel = R.empty(n)
-            for i, a in enumerate(perm):
-                for b in perm[i + 1:]:
-                    if (mo[a] >> b) & 1:
-                        rel[a] |= 1 << b
-            if R.closure(rel) != rel:
-                continue
-            key = tuple(rel)
-            if key not in seen:
-                seen.add(key)
-                opts.append(rel)
-        per_loc.append(opts)
-    out = []
-    for combo in product(*per_loc):
-        rel = R.empty(n)
-        for part in combo:
-            rel = R.union(rel, part)
-        out.append(rel)
-    return out or [R.empty(n)]
+        if any(mo[w] for w in ws):
+            locs.append(ws)
+    if not locs:
+        yield R.empty(n)
+        return
+
+    def rec(k: int, acc: R.Rel) -> Iterator[R.Rel]:
+        if k == len(locs):
+            yield acc
+            return
+        for part in _loc_orders(s, locs[k], mo, po_ordered):
+            yield from rec(k + 1, R.union(acc, part))
+
+    yield from rec(0, R.empty(n))
 
 
-def enumerate_executions(sc: Scenario, options: Options | None = None,
-                         need_completion: bool = True) -> Iterator[Execution]:
+def enumerate_executions(sc: Scenario, options: Options | None = None, need_completion: bool = True,
+                         only_consistent: bool = False) -> Iterator[Execution]:
+    """Candidate executions of `sc`. `only_consistent` lets a cheap coherence pre-check drop choices
+    that cannot be consistent before the model is evaluated (callers that also ask questions about
+    inconsistent candidates, like alloy queries without consistent[X], keep it False)."""
     s = StaticModel(sc.events, sc.po_threads, sc.ssw, options)
-    yield from _enumerate(sc, s, need_completion)
+    yield from _enumerate(sc, s, need_completion, only_consistent)
 
 
-def _enumerate(sc: Scenario, s: StaticModel, need_completion: bool) -> Iterator[Execution]:
+def _enumerate(sc: Scenario, s: StaticModel, need_completion: bool, only_consistent: bool = False
+               ) -> Iterator[Execution]:
     if sc.ill_formed:
         return
     reads = [i for i in range(s.n) if (s.R >> i) & 1]
@@ -131,20 +164,47 @@ def _enumerate(sc: Scenario, s: StaticModel, need_completion: bool) -> Iterator[
 
     locs = location_classes(s)
     syncbars = sc.syncbars or [R.empty(s.n)]
-    asmos = asmo_choices(s)
+    asmos = asmo_choices(s, po_ordered=only_consistent)
     atomic_srcs = [sources(r) for r in atomic_reads]
     plain_by_loc = {m: [r for r in plain_reads if (m >> r) & 1] for m in locs}
     # po between same-location same-reference accesses is always in locord: a cheap coherence pre-check
     po_loc = R.inter(R.inter(s.po, s.sloc), s.sref)
+    finals = sc.final_reads
+
+    def rf_choices(asmo: R.Rel, base: R.Rel) -> Iterator[dict[int, int]]:
+        """Reads-from of the atomic reads, depth first, pruned by the coherence pre-check."""
+        n_a = len(atomic_reads)
+        rf: dict[int, int] = {}
+
+        def rec(k: int, g: R.Rel) -> Iterator[dict[int, int]]:
+            if k == n_a:
+                yield dict(rf)
+                return
+            r = atomic_reads[k]
+            for w in atomic_srcs[k]:
+                if r in finals and ((w == INIT and s.sloc[r] & s.W) or (w != INIT and asmo[w])):
+                    continue
+                if only_consistent:
+                    g2 = list(g)
+                    if w == INIT:
+                        g2[r] |= s.sloc[r] & s.W & ~(1 << r)
+                    else:
+                        g2[w] |= 1 << r
+                        g2[r] |= asmo[w] & ~(1 << r)
+                    if not R.is_acyclic(g2):
+                        continue
+                else:
+                    g2 = g
+                rf[r] = w
+                yield from rec(k + 1, g2)
+                del rf[r]
+
+        yield from rec(0, base)
+
     for asmo in asmos:
         coh_base = R.union(po_loc, asmo)
         for syncbar in syncbars:
-            for choice in product(*atomic_srcs):
-                rf_a = dict(zip(atomic_reads, choice, strict=True))
-                if not _final_ok(sc, s, asmo, rf_a):
-                    continue
-                if rf_a and not _coherent(s, coh_base, asmo, rf_a):
-                    continue
+            for rf_a in rf_choices(asmo, coh_base):
                 dyn = Dynamic(s, rf_a, asmo, syncbar)
                 feasible: dict[int, list[dict[int, int]]] = {}
                 failure = None
@@ -168,18 +228,6 @@ def _enumerate(sc: Scenario, s: StaticModel, need_completion: bool) -> Iterator[
                             failure = _describe_failure(sc, s, dyn, base, prs, m, sources)
                             break
                 yield Execution(sc, s, dyn, asmo, syncbar, rf_a, feasible, failure)
-
-
-def _coherent(s: StaticModel, base: R.Rel, asmo: R.Rel, rf: dict[int, int]) -> bool:
-    """acyclic(po-loc | asmo | rf | fr-via-asmo) for the given reads: necessary for consistency."""
-    g = list(base)
-    for r, w in rf.items():
-        if w == INIT:
-            g[r] |= s.sloc[r] & s.W & ~(1 << r)
-        else:
-            g[w] |= 1 << r
-            g[r] |= asmo[w] & ~(1 << r)
-    return R.is_acyclic(g)
 
 
 def _final_ok(sc: Scenario, s: StaticModel, asmo: R.Rel, rf: dict[int, int]) -> bool:

@@ -84,7 +84,7 @@ class Event:
 
     @property
     def private(self) -> bool:
-        return (self.is_read or self.is_write) and not self.nonpriv
+        return (self.is_read or self.is_write) and not (self.nonpriv or self.atomic or self.av or self.vis)
 
     def describe(self) -> str:
         return self.label or self.kind.value

@@ -427,6 +427,7 @@ def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
     for t in test.threads:
         ps, b = thread_paths(test, t, dom)
         bounded |= b
+        ps.sort(key=lambda p: (p.status != "done", len(p.events)))  # short terminating paths first
         per_thread.append(ps)
     side_loops = _side_effect_loops(test)
     sc = explore(test) if side_loops else None
@@ -463,7 +464,7 @@ def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
         scn, index = _scenarios(test, combo)
         if any(not srcs for srcs in scn.rf_allowed.values()):
             continue
-        for ex in enumerate_executions(scn, opts):
+        for ex in enumerate_executions(scn, opts, only_consistent=True):
             if found_cond is not None and not (race_possible and any_race is None) and (
                     terminates or hang is not None):
                 break

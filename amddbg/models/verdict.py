@@ -66,6 +66,11 @@ def explain_race(ex: Execution, a: int, b: int) -> list[str]:
     ev = ex.scenario.events
     ea, eb = ev[a], ev[b]
     lines = [f"data race: P{ea.thread}: {ea.describe()}  <->  P{eb.thread}: {eb.describe()}"]
+    if ea.atomic and eb.atomic and not (ex.static.mutordatom[a] >> b) & 1:
+        sa = str(ea.scope) if ea.scope is not None else "no"
+        sb = str(eb.scope) if eb.scope is not None else "no"
+        lines.append(f"  the atomics are not mutually ordered: {sa} scope and {sb} scope do not both include "
+                     f"the other thread's scope instance" + ("" if ea.ref == eb.ref else " (different references)"))
     if not ((d.hb[a] >> b) & 1 or (d.hb[b] >> a) & 1):
         lines.append("  not ordered by happens-before: no release/acquire pair (in scope, with matching "
                      "storage-class semantics) or control barrier links them")
@@ -78,23 +83,37 @@ def explain_race(ex: Execution, a: int, b: int) -> list[str]:
         lines.append(f"  `{who.describe()}` is private (no nonpriv/av/vis/atom), so it is outside inter-thread "
                      "location order")
     elif x.is_write:
-        avail = [name for name, rel in (("subgroup", d.avsg), ("workgroup", d.avwg), ("queue family", d.avqf),
-                                        ("shader/device", d.avsh)) if any(rel[k] for k in range(len(rel))
-                                                                          if (ex.static.avvisinc[first] >> k) & 1
-                                                                          or k == first)]
-        if not avail:
-            lines.append("  missing availability: no av operation (st.av, atomic write, release with semav "
-                         "and matching semsc, or avdevice) makes the write available")
-        else:
-            lines.append(f"  the write is made available to the {', '.join(avail)} instance domain(s) only")
+        st = ex.static
+        ev_ = ex.scenario.events
+        avs = [k for k in range(st.n) if (st.AVSG >> k) & 1 and (k == first or (
+            (st.po_refl[first] >> k) & 1 and (st.avvisinc[first] >> k) & 1))]
+        viss = [k for k in range(st.n) if (st.VISSG >> k) & 1 and (k == second or (
+            (st.po_refl[k] >> second) & 1 and (st.avvisinc[k] >> second) & 1))]
+        common = _common_level(x, y)
+        chains = "disabled (NOCHAINS model)" if not st.opt.chains else "not formed by these operations"
+
+        def fmt(ks):
+            return ", ".join(f"`{ev_[k].describe()}` ({ev_[k].scope or 'no'} scope)" for k in ks) or "none"
+
+        lines.append(f"  availability operations on the write: {fmt(avs)}")
         if y.is_read:
-            lines.append("  missing visibility chain: the read needs ld.vis / an atomic read / an acquire with "
-                         "semvis from a domain that both threads share, ordered after the availability")
-        else:
-            lines.append("  missing availability chain to a domain instance shared with the second write")
+            lines.append(f"  visibility operations for the read: {fmt(viss)}")
+        lines.append(f"  missing chain: the write must be made available, and the read made visible, in a "
+                     f"domain instance that includes both threads (their common instance is the {common}); "
+                     f"availability/visibility chains through other threads are {chains}")
     else:
         lines.append("  read-after-read/write-after-read ordering needs non-private accesses")
     return lines
+
+
+def _common_level(a, b) -> str:
+    from amddbg.target import Scope
+
+    for lv in (Scope.WAVEFRONT, Scope.WORKGROUP, Scope.QUEUE_FAMILY):
+        if a.instances.get(lv) is not None and a.instances.get(lv) == b.instances.get(lv):
+            return {Scope.WAVEFRONT: "subgroup", Scope.WORKGROUP: "workgroup",
+                    Scope.QUEUE_FAMILY: "queue family"}[lv]
+    return "device"
 
 
 def decide(test, nochains: bool = False) -> Verdict:

@@ -76,7 +76,9 @@ __global__ void k_misc(unsigned *o, unsigned long long *t) {
   t[i] = __builtin_readcyclecounter() + __builtin_amdgcn_s_getreg(0x1801);
   __builtin_amdgcn_s_sleep(3);
   __builtin_amdgcn_s_setprio(2);
+#if !defined(__gfx1200__) && !defined(__gfx1201__) && !defined(__gfx1250__)
   __builtin_amdgcn_s_waitcnt(0);
+#endif
   __builtin_amdgcn_wave_barrier();
   __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent");
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");

@@ -211,3 +211,53 @@ def test_coherence_forbids_reading_older_value_after_newer() -> None:
            _ev(Kind.LOAD, 1, 0, "x", atomic=True, vis=True, scope=Scope.AGENT, read_value=0)]
     sc = Scenario(evs, [[0], [1, 2]], rf_allowed={1: [0], 2: [INIT]})
     assert not any(e.consistent for e in enumerate_executions(sc))
+
+
+def test_api_analyze_with_workgroup_barrier() -> None:
+    # store; s_barrier (release/acquire, workgroup; AMDGPU release/acquire make available/visible by
+    # default) ; load in another wave of the workgroup: no race, the load sees only the stored value.
+    # Without MakeAvailable/MakeVisible the non-atomic pair races; across workgroups the barrier does
+    # not pair at all.
+    from amddbg.models.api import analyze
+
+    def prog(wg_reader: int, avvis: bool = True):
+        st = _ev(Kind.STORE, 0, 0, "x", nonpriv=True, write_value=1, label="global_store x")
+        b0 = _ev(Kind.CBAR, 0, 0, acquire=True, release=True, scope=Scope.WORKGROUP, semsc=frozenset({0}),
+                 barrier="s_barrier#1", label="s_barrier", semav=avvis, semvis=avvis)
+        b1 = _ev(Kind.CBAR, 1, wg_reader, acquire=True, release=True, scope=Scope.WORKGROUP,
+                 semsc=frozenset({0}), barrier="s_barrier#1", label="s_barrier", semav=avvis, semvis=avvis)
+        ld = _ev(Kind.LOAD, 1, wg_reader, "x", nonpriv=True, label="global_load x")
+        return analyze([[st, b0], [b1, ld]]), ld
+
+    a, ld = prog(0)
+    idx = a.events.index(ld)
+    assert not a.races and a.read_values[idx] == {1}
+    a, ld = prog(0, avvis=False)
+    assert a.races and "missing" in " ".join(a.races[0].explanation)
+    a, ld = prog(1)
+    assert a.races and "not ordered by happens-before" in a.races[0].explanation[1]
+    assert a.read_values[a.events.index(ld)] == {0, 1}
+
+
+def test_amdgpu_release_acquire_make_available_unless_av_none() -> None:
+    # "A synchronization operation with at least release ordering is a MakeAvailable operation with
+    # scope syncscope, if it is not marked as !{!"amdgcn-av", !"none"}" (and acquire -> MakeVisible)
+    from amddbg.models.api import amdgpu_event, analyze
+
+    def inst(t):
+        return {Scope.WAVEFRONT: t, Scope.WORKGROUP: 0, Scope.CLUSTER: 0, Scope.QUEUE_FAMILY: 0,
+                Scope.AGENT: 0, Scope.SYSTEM: 0}
+
+    def prog(av_none: bool):
+        st = amdgpu_event(Kind.STORE, 0, inst(0), loc="data", write_value=1, label="store data")
+        rel = amdgpu_event(Kind.STORE, 0, inst(0), loc="flag", ordering="release", syncscope=Scope.AGENT,
+                           av_none=av_none, write_value=1, label="store atomic release flag")
+        acq = amdgpu_event(Kind.LOAD, 1, inst(1), loc="flag", ordering="acquire", syncscope=Scope.AGENT,
+                           av_none=av_none, read_value=1, label="load atomic acquire flag")
+        ld = amdgpu_event(Kind.LOAD, 1, inst(1), loc="data", label="load data")
+        return analyze([[st, rel], [acq, ld]])
+
+    ok = prog(False)
+    assert not ok.races and ok.read_values[3] == {1}
+    bad = prog(True)
+    assert bad.races and bad.read_values[3] == {0, 1}

@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
     bad: Counter = Counter()
     ex: dict[str, tuple] = {}
     for (enc, raw), (want, size) in zip(probes, res, strict=True):
-        if want is None:
+        if want is None or "/*" in want:  # LLVM's "invalid operand" annotations: not real code
             continue
         total += 1
         ins = dec.decode(raw, 0, 0)

@@ -13,6 +13,7 @@ The run-time decoder (`decoder.py`) only reads the JSON; LLVM is needed only to 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 from amddbg.isa.gfx10._probe import probe
 from amddbg.isa.gfx10.encodings import FIELDS, PROBE_CPU, pre12
 
-OUT = Path(__file__).with_name("tables")
+OUT = Path(os.environ.get("AMDDBG_GEN_OUT") or Path(__file__).with_name("tables"))
 LIT = 0x12345678
 NULL = {"gfx10": 125, "gfx11": 124, "gfx115": 124, "gfx12": 124, "gfx1250": 124}
 PREFIX = {
@@ -371,17 +372,17 @@ def sop_imm(gen: str, tables: dict) -> dict[str, dict[str, str]]:
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--all":
-        for g in argv[1:] or ["gfx10", "gfx11", "gfx12", "gfx1250"]:
+        for g in argv[1:] or ["gfx10", "gfx11", "gfx115", "gfx12", "gfx1250"]:
             t = build(g)
             OUT.mkdir(exist_ok=True)
             (OUT / f"{g}.json").write_text(json.dumps(t, separators=(",", ":"), sort_keys=True))
             print(g, extras(g))
         return 0
     if argv and argv[0] == "--extras":
-        for g in argv[1:] or ["gfx10", "gfx11", "gfx12", "gfx1250"]:
+        for g in argv[1:] or ["gfx10", "gfx11", "gfx115", "gfx12", "gfx1250"]:
             print(g, extras(g))
         return 0
-    gens = argv or ["gfx10", "gfx11", "gfx12", "gfx1250"]
+    gens = argv or ["gfx10", "gfx11", "gfx115", "gfx12", "gfx1250"]
     OUT.mkdir(exist_ok=True)
     for g in gens:
         t = build(g)
@@ -532,7 +533,7 @@ def modifier_flags(gen: str, tables: dict) -> None:
     for enc in ("VOP3", "VOP3P"):
         keys, ps = [], []
         for op, e in tables[enc].items():
-            for k in ("os", "osn", "osh", "nl", "nh", "ab", "ng"):
+            for k in ("os", "osn", "osm", "osh", "nl", "nh", "ab", "ng"):
                 e.pop(k, None)
             base = _base_from_template(e["t"])
             n = sum(1 for tok in e["t"] if tok[0] == "F" and tok[1].startswith("src"))
@@ -544,6 +545,7 @@ def modifier_flags(gen: str, tables: dict) -> None:
             else:
                 defs = (("os", {"opsel": m | 8}, "op_sel:"), ("os", {"opsel": m}, "op_sel:"),
                         ("os", {"opsel": 1}, "op_sel:"),
+                        *((f"om{i}", {"opsel": 1 << i}, "op_sel:") for i in range(4)),
                         *((f"ab{i}", {"abs": 1 << i}, "|") for i in range(n)),
                         *((f"ng{i}", {"neg": 1 << i}, "-") for i in range(n)))
             for flag, extra, needle in defs:
@@ -556,7 +558,13 @@ def modifier_flags(gen: str, tables: dict) -> None:
                 hit = bool(re.search(r"[ ,]-[sv\[]", t))
             else:
                 hit = needle in t
-            if hit and flag[:2] in ("ab", "ng") and len(flag) == 3:
+            if hit and flag[:2] == "om":
+                # which op_sel bits LLVM shows at all (some opcodes ignore some of them)
+                m = re.search(r"op_sel:\[([0-9,]*)\]", t)
+                if m and "1" in m.group(1):
+                    e = tables[enc][op]
+                    e["osm"] = e.get("osm", 0) | 1 << int(flag[2])
+            elif hit and flag[:2] in ("ab", "ng") and len(flag) == 3:
                 e = tables[enc][op]
                 e[flag[:2]] = e.get(flag[:2], 0) | 1 << int(flag[2])
             elif hit:

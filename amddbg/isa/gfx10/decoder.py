@@ -15,6 +15,7 @@ import dataclasses
 import gc
 import json
 import re
+import struct
 from functools import cache
 from pathlib import Path
 
@@ -51,6 +52,7 @@ assert [f.name for f in dataclasses.fields(Instruction)[:3]] == ["address", "siz
 
 
 _SHARED: dict[str, tuple] = {}
+_U32 = struct.Struct("<4I")
 _CACHE_LIMIT = 1 << 21  # distinct instruction encodings kept per table set before starting afresh
 
 
@@ -112,13 +114,14 @@ class Decoder:
         # that opens several objects of one target decodes repeated instructions once).
         shared = _SHARED.get(self.tname)
         if shared is None or len(shared[0]) > _CACHE_LIMIT:
-            shared = _SHARED[self.tname] = ({}, {}, {}, {}, {}, {})
+            shared = _SHARED[self.tname] = ({}, {}, {}, {}, {}, {}, {})
         self._cache: dict[bytes, tuple] = shared[0]
         self._cache2: dict[bytes, tuple] = shared[1]
         self._opcache: dict[tuple, Operand] = shared[2]
         self._modmask: dict[str, tuple[int, int]] = shared[3]
         self._vop3_by_name: dict[str, dict] = shared[4]
         self._vcache: dict[tuple, Operand] = shared[5]
+        self._itab: dict[str, dict[int, dict]] = shared[6]  # opcode tables keyed by int
         self._flat_off_bits = {"gfx10": 12, "gfx11": 13}.get(self.gen, 24)
 
     # ------------------------------------------------------------------ public API
@@ -152,7 +155,8 @@ class Decoder:
             return unknown_instruction(data, offset, address, f"truncated {enc} instruction")
         # Longest possible form: base + literal (+ 64-bit literal on gfx1250).
         raw_max = bytes(data[offset : offset + min(n, size + 8)])
-        words = [int.from_bytes(raw_max[i : i + 4], "little") for i in range(0, len(raw_max) - 3, 4)]
+        words = list(_U32.unpack_from(raw_max)) if len(raw_max) == 16 else [
+            int.from_bytes(raw_max[i : i + 4], "little") for i in range(0, len(raw_max) - 3, 4)]
         ctx = _Ctx(words, size)
         try:
             parts = self._handlers[enc](enc, ctx, address)
@@ -425,7 +429,10 @@ class Decoder:
         return (mn, enc, tuple(ops) + extra, text, flags)
 
     def _entry(self, enc: str, op: int) -> dict:
-        e = self.t[enc].get(str(op))
+        tab = self._itab.get(enc)
+        if tab is None:
+            tab = self._itab[enc] = {int(k): v for k, v in self.t[enc].items()}
+        e = tab.get(op)
         if e is None:
             raise _Unknown(f"{enc} opcode {op} unknown on {self.processor}")
         return e
@@ -542,6 +549,29 @@ class Decoder:
         if off & (1 << (bits - 1)):
             off -= 1 << bits
         soff = f["soffset"]
+        if "prefetch" in mn:
+            # s_[buffer_]prefetch_*: sbase (unless PC-relative), offset, soffset, then sdata as a count
+            pre = []
+            if "pc_rel" not in mn:
+                sb = next((t for t in e["t"] if t[0] == "F" and t[1] == "sbase"), None)
+                pre.append(self._src(ctx, f["sbase"] * 2, sb[2] if sb else 2, "b32"))
+            pre += [Operand(OperandKind.OFFSET, _shex(off), value=off), self._src(ctx, soff, 1, "b32"),
+                    Operand(OperandKind.IMMEDIATE, _imm_text("small", f["sdata"]), value=f["sdata"])]
+            return self._finish(mn, enc, pre)
+        if mn.startswith("s_atc_probe"):
+            ops.append(Operand(OperandKind.IMMEDIATE, _imm_text("small", f["sdata"]), value=f["sdata"]))
+            sb = next((t for t in e["t"] if t[0] == "F" and t[1] == "sbase"), None)
+            ops.append(self._src(ctx, f["sbase"] * 2, sb[2] if sb else 2, "b32"))
+            if soff != self.null:
+                o = self._src(ctx, soff, 1, "b32")
+                if off or self.gen in ("gfx12", "gfx1250"):
+                    o = Operand(o.kind, f"{o.text} offset:{_shex(off)}", o.register, o.count, off)
+                ops.append(o)
+            elif off == 0 and self.gen in ("gfx10", "gfx11"):
+                ops.append(Operand(OperandKind.SPECIAL, "null"))
+            else:
+                ops.append(Operand(OperandKind.OFFSET, _shex(off), value=off))
+            return self._finish(mn, enc, ops)
         is_load = "load" in mn
         for tok in e["t"]:
             if tok[0] == "F":
@@ -624,6 +654,11 @@ class Decoder:
         sd = e.get("sd")
         neg = f["neg"] & e.get("ng", 0)
         ab = f["abs"] & e.get("ab", 0) if not sd else 0
+        bitop3 = None
+        if mn.startswith("v_bitop3"):
+            # GFX12.5 v_bitop3_*: the 8-bit truth table lives in the neg/abs/omod fields
+            bitop3 = f["neg"] | f["abs"] << 3 | f["omod"] << 6
+            neg = ab = 0
         srcs = e.get("_srcs")
         if srcs is None:
             srcs = e["_srcs"] = [i for i, tok in enumerate(e["t"]) if tok[0] == "F" and tok[1].startswith("src")]
@@ -642,18 +677,21 @@ class Decoder:
                 if mods:
                     ops[i] = Operand(o.kind, t, o.register, o.count, o.value, o.is_dest, tuple(mods))
         suffix = ""
-        if not sd and f["opsel"] and e.get("os") and not fake16:
+        if bitop3:
+            suffix += f" bitop3:{_small_hex(bitop3)}"
+        shown = f["opsel"] & e.get("osm", 15)
+        if not sd and shown and e.get("os") and not fake16:
             n = len(srcs)
-            bits = [(f["opsel"] >> j) & 1 for j in range(n)]
+            bits = [(shown >> j) & 1 for j in range(n)]
             if has_dst:
-                bits.append((f["opsel"] >> 3) & 1)
+                bits.append((shown >> 3) & 1)
             osn = e.get("osn")
             if osn is not None and osn != len(bits):
-                bits = [(f["opsel"] >> j) & 1 for j in range(osn)]
+                bits = [(shown >> j) & 1 for j in range(osn)]
             suffix += " op_sel:[" + ",".join(str(b) for b in bits) + "]"
         if f["clamp"]:
             suffix += " clamp"
-        if f["omod"]:
+        if f["omod"] and bitop3 is None:
             suffix += (" mul:2", " mul:4", " div:2")[f["omod"] - 1]
         if dpp:
             mn = (mn[:-4] if mn.endswith("_e64") else mn) + "_e64_dpp"
@@ -682,6 +720,15 @@ class Decoder:
         opsel = f["opsel"]
         opsel_hi = f["opsel_hi"] | (f["opsel_hi2"] << 2)
         suffix = ""
+        reuse = ""
+        if self.gen == "gfx1250" and mn.startswith(("v_wmma", "v_swmmac")):
+            # GFX12.5 WMMA: op_sel[2] / op_sel_hi[2] are the matrix A / B register-reuse hints
+            if opsel & 4:
+                reuse += " matrix_a_reuse"
+            if f["opsel_hi2"]:
+                reuse += " matrix_b_reuse"
+            opsel &= 3
+            opsel_hi |= 4
 
         def arr(name: str, v: int) -> str:
             return f" {name}:[" + ",".join(str((v >> j) & 1) for j in range(n)) + "]"
@@ -711,6 +758,7 @@ class Decoder:
                 suffix += arr("neg_lo", f["neg"])
             if f["neg_hi"] & mask and e.get("nh"):
                 suffix += arr("neg_hi", f["neg_hi"])
+        suffix += reuse
         if f["clamp"]:
             suffix += " clamp"
         return self._finish(mn, enc, ops, suffix)
@@ -746,8 +794,8 @@ class Decoder:
             raise _Unknown("VOPD3 opcode unknown")
         ox = self._render(ctx, tx, f)
         oy = self._render(ctx, ty, f)
-        sx = f" bitop3:{hex_imm(f['srcx2'])}" if "bitop2" in tx["m"] and f["srcx2"] else ""
-        sy = f" bitop3:{hex_imm(f['srcy2'])}" if "bitop2" in ty["m"] and f["srcy2"] else ""
+        sx = f" bitop3:{_small_hex(f['srcx2'])}" if "bitop2" in tx["m"] and f["srcx2"] else ""
+        sy = f" bitop3:{_small_hex(f['srcy2'])}" if "bitop2" in ty["m"] and f["srcy2"] else ""
         text = (tx["m"] + " " + ", ".join(o.text for o in ox) + sx + " :: " + ty["m"] + " "
                 + ", ".join(o.text for o in oy) + sy)
         parts = self._finish(f"{tx['m']}::{ty['m']}", enc, ox + oy)
@@ -857,7 +905,11 @@ class Decoder:
         if tm is None:
             raise _Unknown(f"{e['m']}: addressing form {key} unknown")
         mn = e["m"]
-        ops = self._render(ctx, _variant(e, key if tm is e["v"].get(key) else "g" + key, tm), f)
+        vkey = key if tm is e["v"].get(key) else "g" + key
+        if f.get("lds") and "load" in mn:  # LDS DMA form: the data goes to LDS, no VGPR destination
+            vkey += "l"
+            tm = [t for t in tm if not (t[0] == "F" and t[1] == "vdst")]
+        ops = self._render(ctx, _variant(e, vkey, tm), f)
         off = f["offset"]
         bits = self._flat_off_bits
         if seg != 0 or self.gen not in ("gfx10", "gfx11"):
@@ -895,6 +947,9 @@ class Decoder:
         if f.get("tfe"):
             key += "t"
             tm = [["F", t[1], t[2] + 1, *t[3:]] if t[0] == "F" and t[1] == "vdata" else t for t in tm]
+        if f.get("lds") and "load" in mn:  # LDS DMA form: the data goes to LDS, no VGPR destination
+            key += "l"
+            tm = [t for t in tm if not (t[0] == "F" and t[1] == "vdata")]
         ops = self._render(ctx, _variant(e, key, tm), f)
         if not tm:  # cache-control ops (buffer_gl0_inv, ...) print no fields at all
             return self._finish(mn, enc, ops)
@@ -975,6 +1030,11 @@ def _imm_text(cls: str, v: int) -> str:
     if cls == "opt":
         return str(v)
     return hex_imm(v)
+
+
+def _small_hex(v: int) -> str:
+    """bitop3 values as LLVM prints them: decimal up to 10, hex above (probed over 0..255)."""
+    return str(v) if v <= 10 else hex_imm(v)
 
 
 def _shex(v: int) -> str:

@@ -93,7 +93,14 @@ def depctr(gen: str, imm: int) -> str:
 
 def sendmsg(gen: str, mn: str, imm: int) -> str:
     key = "s_sendmsg_rtn_b32" if mn.startswith("s_sendmsg_rtn") else "s_sendmsg"
-    return _tables(gen).get("_sendmsg", {}).get(f"{key}:{imm}", str(imm))
+    table = _tables(gen).get("_sendmsg", {})
+    text = table.get(f"{key}:{imm}")
+    if text is None and imm & 0x80:
+        # returning messages (ids 128+) ignore the operation/stream bits above the id
+        text = table.get(f"{key}:{imm & 0xFF}")
+        if text is not None and "MSG_RTN" not in text:
+            text = None
+    return text if text is not None else str(imm)
 
 
 def sopp(gen: str, mn: str, imm: int) -> tuple[str, dict[str, int] | None]:

@@ -189,6 +189,10 @@ class _LazyTable(dict):
 
 def sreg_text(code: int, width: int, gen: str) -> str | None:
     """Scalar register space (codes 0..127) as text, or None if not a register."""
+    if width == 2:
+        code &= ~1  # LLVM decodes 64-bit SGPR operands through the aligned register class
+    elif width > 2:
+        code &= ~3
     if code < 102:
         return reg_range("s", code, width)
     if gen == "gfx8":
@@ -905,7 +909,8 @@ class Decoder:
                     else:
                         out.append(ctx.imm(_signed_hex(off), off, OperandKind.OFFSET))
                 else:
-                    out.append(ctx.sreg(w1 & 0x7F, 1, False))
+                    # register offset: SOFFSET field when soe is set, else the low offset bits
+                    out.append(ctx.sreg((w1 >> 25) & 0x7F if soe else w1 & 0x7F, 1, False))
             elif name.startswith("=") and not name[1:].isdigit():
                 out.append(name[1:])
         mods = ""
@@ -1199,6 +1204,11 @@ class Decoder:
         opsel = (w0 >> 11) & 7
         opsel_hi = ((w1 >> 27) & 3) | ((w0 >> 14) & 1) << 2
         dflt_hi = (1 << nsrc) - 1
+        ops_probe, negs_probe = e.raw.get("ops"), e.raw.get("negs")
+        if isinstance(ops_probe, str) and "op_sel" not in ops_probe:
+            opsel, opsel_hi = 0, dflt_hi  # accepted but not printed: no op_sel operands (integer dots)
+        if isinstance(negs_probe, str) and "neg_lo" not in negs_probe:
+            neg = neg_hi = 0
         if opsel & dflt_hi:
             m += " op_sel:[" + ",".join(str(opsel >> i & 1) for i in range(nsrc)) + "]"
         if is_mix:
@@ -1497,6 +1507,8 @@ class Decoder:
             if name == "vdata":
                 if "gather4" in mnem:
                     n = 4
+                elif is_atomic and not glc:
+                    n = width  # no return value: the data operand only
                 else:
                     n = max(1, bin(dmask).count("1"))
                 extra = tfe

@@ -321,7 +321,7 @@ def _run_program(prog: bytes, opcode_base: int, line_base: int, line_range: int,
                 addr += sp_addr[op]
                 line += sp_line[op]
                 append((addr, file, line, col, flags, disc))
-                flags &= IS_STMT
+                flags &= 1  # IS_STMT (a constant: no global lookup in the hottest path)
                 disc = 0
             elif op == 3:  # DW_LNS_advance_line (SLEB128)
                 v = nxt()
@@ -339,7 +339,7 @@ def _run_program(prog: bytes, opcode_base: int, line_base: int, line_range: int,
                 if col >= 0x80:
                     col = _uleb_rest(nxt, col, 32)
             elif op == 6:  # DW_LNS_negate_stmt
-                flags ^= IS_STMT
+                flags ^= 1  # IS_STMT
             elif op == 4:  # DW_LNS_set_file
                 file = nxt()
                 if file >= 0x80:

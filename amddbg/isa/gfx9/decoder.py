@@ -68,11 +68,18 @@ class Entry:
             width = slot[1]
             kind = slot[2] if len(slot) > 2 else ""
             style = slot[3] if len(slot) > 3 and not slot[3].startswith("?") else "f32"
-            if width == 2 and style == "f32":
-                style = "f64"  # 64-bit operands print 1/(2*pi) in double precision
             if name.startswith("=s[0:1]"):
                 name, width, kind = "sdst", 2, "s"
             tmpl.append((name, width, kind, style))
+        # Only src0 was probed with 1/(2*pi) (the constant whose text depends on the width); 64-bit
+        # src1/src2 print it like a 64-bit src0 does (packed f32 keeps single precision), else as f64.
+        s0 = next((t for t in tmpl if t[0] == "src0"), None)
+        for i, (n, w, k, st) in enumerate(tmpl):
+            if n in ("src1", "src2") and w == 2 and st == "f32":
+                st = s0[3] if s0 is not None and s0[1] == 2 else "f64"
+                tmpl[i] = (n, w, k, st)
+            elif n == "src0" and w == 2 and st == "f32" and not raw.get("inl"):
+                tmpl[i] = (n, w, k, "f64")
         self.tmpl = tmpl
         self.fields = {t[0]: t for t in tmpl}
         # the most common VOP1/VOP2 shapes (`vdst, src0[, src1]`, 32-bit VGPR destination) take a fast path
@@ -1205,7 +1212,9 @@ class Decoder:
         opsel_hi = ((w1 >> 27) & 3) | ((w0 >> 14) & 1) << 2
         dflt_hi = (1 << nsrc) - 1
         ops_probe, negs_probe = e.raw.get("ops"), e.raw.get("negs")
-        if isinstance(ops_probe, str) and "op_sel" not in ops_probe:
+        opsh = e.raw.get("opsh")
+        if (isinstance(ops_probe, str) and "op_sel" not in ops_probe) or (
+                isinstance(opsh, str) and "op_sel_hi" not in opsh):
             opsel, opsel_hi = 0, dflt_hi  # accepted but not printed: no op_sel operands (integer dots)
         if isinstance(negs_probe, str) and "neg_lo" not in negs_probe:
             neg = neg_hi = 0

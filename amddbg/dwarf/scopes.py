@@ -198,7 +198,11 @@ def variable_value(var: Variable, pc: int, context, lanes, *, encoding=None) -> 
     if size is None:
         raise NotSupported(f"reading a value of type {var.type.name!r} (unknown size)")
     unit = var.die.unit
-    opts = {"address_size": unit.addr_size, "offset_size": unit.offset_size}
+    # The producer decides what upstream idioms mean (xderef literals, whole-wave VGPR registers) and
+    # which vendor-op encoding the unit uses: evaluate as that producer meant it.
+    info = unit.dwarf.producer_info(unit)
+    opts = {"address_size": unit.addr_size, "offset_size": unit.offset_size,
+            **E.producer_options(info.producer, info.augmentation)}
     if encoding is not None:
         opts["encoding"] = encoding
     res = E.evaluate_lanes(expr, context, lanes, **opts)
@@ -206,10 +210,12 @@ def variable_value(var: Variable, pc: int, context, lanes, *, encoding=None) -> 
     for ln in lanes:
         loc = res.locations.get(ln)
         if isinstance(loc, Exception):
-            out[ln] = loc
+            out[ln] = None if isinstance(loc, E.UndefinedLocation) else loc
             continue
         try:
             out[ln] = E.read_bytes(context, loc, size, lane=ln)
+        except E.UndefinedLocation:
+            out[ln] = None  # the location says the value is not there: <optimized out>
         except AmddbgError as exc:
             out[ln] = exc
     return out

@@ -221,3 +221,17 @@ def test_mtbuf_and_gfx115_tables():
 def test_unsupported_encoding_reason():
     img = Decoder("gfx1100").decode(_w(0xF0000000, 0), 0, 0)
     assert img.is_unknown and "MIMG" in img.unknown_reason and img.text == ".long 0xf0000000"
+
+
+@pytest.mark.parametrize("words,text", [
+    # llvm-objdump-22 on clang-22 -O3 gfx1250 code (held-out kernels, not in the corpus)
+    ((0x48080902, 0x00000000, 0x3FD00000), "v_fmaak_f64 v[4:5], v[2:3], v[4:5], 0x3fd00000"),
+    ((0x48080902, 0x55555555, 0x3FD55555), "v_fmaak_f64 v[4:5], v[2:3], v[4:5], 0x3fd5555555555555"),
+    ((0xCF213005, 0x0000110C, 0x140B0D08), "v_dual_mov_b32 v8, s5 :: v_dual_fma_f32 v20, -v12, v13, v11"),
+    ((0xCF4D6102, 0x0603089F, 0x02000129), "v_dual_fma_f32 v41, v2, v3, -v6 :: v_dual_ashrrev_i32 v2, 31, v1"),
+    # llvm-mc-22 -show-encoding
+    ((0xCF103102, 0x0003230C, 0x14000D29), "v_dual_add_f32 v41, -v2, v3 :: v_dual_mul_f32 v20, v12, -v13"),
+])
+def test_gfx1250_fp64_literals_and_vopd3_negation(words, text):
+    data = b"".join(w.to_bytes(4, "little") for w in words)
+    assert decoder_for("gfx1250").decode(data, 0, 0).text == text

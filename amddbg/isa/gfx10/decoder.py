@@ -86,6 +86,27 @@ class _Ctx:
         self.extra: dict = {}
 
 
+def literal64_text(value: int, cls: str) -> str:
+    """A 64-bit literal as LLVM prints it: an FP64 literal whose low dword is zero is shown as its high
+    dword (what a 32-bit literal of an f64 operand means); integers that fit 32 bits are marked lit64()."""
+    if cls.startswith("f") and value & 0xFFFFFFFF == 0:
+        return hex_imm(value >> 32)
+    return f"lit64({hex_imm(value)})" if value <= 0xFFFFFFFF else hex_imm(value)
+
+
+def _negate_sources(ops: list[Operand], mask: int) -> list[Operand]:
+    """Apply VOPD3 neg bits (bit i negates source i; operand 0 is the destination)."""
+    if not mask:
+        return ops
+    out = list(ops)
+    for i in range(3):
+        if mask >> i & 1 and i + 1 < len(out):
+            o = out[i + 1]
+            out[i + 1] = Operand(o.kind, "-" + o.text, register=o.register, count=o.count, value=o.value,
+                                 is_dest=o.is_dest, modifiers=(*o.modifiers, "neg"))
+    return out
+
+
 class Decoder:
     """Decoder for one processor of the GFX10.3 .. GFX12.5 families (wave32 register naming, as
     llvm-objdump prints these code objects)."""
@@ -297,7 +318,7 @@ class Decoder:
             if ctx.lit + 1 >= len(ctx.words):
                 raise _Unknown("truncated 64-bit literal")
             v = lo | ctx.words[ctx.lit + 1] << 32
-            return Operand(OperandKind.LITERAL, f"lit64({hex_imm(v)})" if v <= 0xFFFFFFFF else hex_imm(v), value=v)
+            return Operand(OperandKind.LITERAL, literal64_text(v, cls), value=v)
         if 128 <= code <= 208:
             v = code - 128 if code <= 192 else 192 - code
             return Operand(OperandKind.INLINE, str(v), value=v)
@@ -346,8 +367,7 @@ class Decoder:
                 if ctx.lit + 1 >= len(ctx.words):
                     raise _Unknown("truncated 64-bit constant")
                 v = lo | ctx.words[ctx.lit + 1] << 32
-                out.append(Operand(OperandKind.LITERAL, f"lit64({hex_imm(v)})" if v <= 0xFFFFFFFF else hex_imm(v),
-                                   value=v))
+                out.append(Operand(OperandKind.LITERAL, literal64_text(v, cls), value=v))
                 continue
             val = overrides[name] if overrides and name in overrides else f[name]
             if code == 0:
@@ -398,7 +418,7 @@ class Decoder:
                 else:
                     comp.append((4, name, width, "b32", dest, None))
             elif k == "T" and tok[1] == "0x1234567812345678":  # a 64-bit K constant (gfx12.5)
-                comp.append((9, None, 0, "", False, None))
+                comp.append((9, None, 0, "f64", False, None))  # v_fmaak/fmamk_f64: FP64 operands
             elif k == "T":
                 comp.append((5, None, 0, "", False, Operand(OperandKind.SPECIAL, tok[1])))
             elif k == "K":
@@ -792,8 +812,10 @@ class Decoder:
         ty = tabs.get("Y", {}).get(str(f["opy"]))
         if tx is None or ty is None:
             raise _Unknown("VOPD3 opcode unknown")
-        ox = self._render(ctx, tx, f)
-        oy = self._render(ctx, ty, f)
+        # Source negation: dword 1 bits 9-11 negate X's src0..src2, bits 12-14 Y's (probed with llvm-mc).
+        neg = (ctx.words[1] >> 9) & 0x3F
+        ox = _negate_sources(self._render(ctx, tx, f), neg & 7)
+        oy = _negate_sources(self._render(ctx, ty, f), neg >> 3)
         sx = f" bitop3:{_small_hex(f['srcx2'])}" if "bitop2" in tx["m"] and f["srcx2"] else ""
         sy = f" bitop3:{_small_hex(f['srcy2'])}" if "bitop2" in ty["m"] and f["srcy2"] else ""
         text = (tx["m"] + " " + ", ".join(o.text for o in ox) + sx + " :: " + ty["m"] + " "

@@ -1213,8 +1213,8 @@ class Decoder:
         dflt_hi = (1 << nsrc) - 1
         ops_probe, negs_probe = e.raw.get("ops"), e.raw.get("negs")
         opsh = e.raw.get("opsh")
-        if (isinstance(ops_probe, str) and "op_sel" not in ops_probe) or (
-                isinstance(opsh, str) and "op_sel_hi" not in opsh):
+        if not is_mix and ((isinstance(ops_probe, str) and "op_sel" not in ops_probe) or (
+                isinstance(opsh, str) and "op_sel_hi" not in opsh) or mnem.startswith(("v_dot4_", "v_dot8_"))):
             opsel, opsel_hi = 0, dflt_hi  # accepted but not printed: no op_sel operands (integer dots)
         if isinstance(negs_probe, str) and "neg_lo" not in negs_probe:
             neg = neg_hi = 0

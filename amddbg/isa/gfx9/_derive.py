@@ -266,7 +266,9 @@ def derive(cpu: str) -> dict:
                "dpp": (0x1FF, 0xFA, F0, 20 | 0xE4 << 8 | 0xFF << 24),
                "dppm": (0x1FF, 0xFA, F0, 20 | 0xE4 << 8 | 0xF << 20 | 0xFF << 24),
                "sdwan": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 6 << 24 | 3 << 20),
-               "sdwas": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 6 << 24 | 1 << 19)}
+               "sdwas": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 6 << 24 | 1 << 19),
+               "sdwas1": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 6 << 24 | 1 << 27),
+               "sdwan1": (0x1FF, 0xF9, F0, 20 | 6 << 8 | 6 << 16 | 6 << 24 | 3 << 28)}
     t["VOP2"] = probe_family(cpu, "VOP2", range(0x3E),
                              lambda op: words(op << 25 | 10 << 17 | 40 << 9 | (V + 20), LIT), vf, lit, vop_var)
     t["VOP1"] = probe_family(cpu, "VOP1", range(256),
@@ -281,7 +283,9 @@ def derive(cpu: str) -> dict:
                              lambda op: words(0x7C000000 | op << 17 | 40 << 9 | (V + 20), LIT), vf, lit,
                              {**vop_var, "sdwa": (0x1FF, 0xF9, F0, 20 | 30 << 8 | 1 << 15 | 6 << 16 | 6 << 24),
                               "sdwan": (0x1FF, 0xF9, F0, 20 | 30 << 8 | 1 << 15 | 6 << 16 | 6 << 24 | 3 << 20),
-                              "sdwas": (0x1FF, 0xF9, F0, 20 | 30 << 8 | 1 << 15 | 6 << 16 | 6 << 24 | 1 << 19)})
+                              "sdwas": (0x1FF, 0xF9, F0, 20 | 30 << 8 | 1 << 15 | 6 << 16 | 6 << 24 | 1 << 19),
+                              "sdwas1": (0x1FF, 0xF9, F0, 20 | 30 << 8 | 1 << 15 | 6 << 16 | 6 << 24 | 1 << 27),
+                              "sdwan1": (0x1FF, 0xF9, F0, 20 | 30 << 8 | 1 << 15 | 6 << 16 | 6 << 24 | 3 << 28)})
     src3 = (V + 20) | (V + 40) << 9 | (V + 60) << 18
     s2, s1, s0 = 0x1FF << 18, 0x1FF << 9, 0x1FF
     t["VOP3"] = probe_family(cpu, "VOP3", range(1024), lambda op: words(0xD0000000 | op << 16 | 10, src3), vf, None,

@@ -217,10 +217,12 @@ def sreg_text(code: int, width: int, gen: str) -> str | None:
     return _SPECIAL_2.get(code)
 
 
-_SPECIAL_1 = {102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_lo", 105: "xnack_mask_hi",
+
+_SPECIAL_1 = {125: "null", 102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_lo", 105: "xnack_mask_hi",
               106: "vcc_lo", 107: "vcc_hi", 124: "m0", 126: "exec_lo", 127: "exec_hi"}
 _SPECIAL_2 = {102: "flat_scratch", 104: "xnack_mask", 106: "vcc", 126: "exec"}
-_SPECIAL8_1 = {**_SPECIAL_1, 108: "tba_lo", 109: "tba_hi", 110: "tma_lo", 111: "tma_hi"}
+_SPECIAL8_1 = {**{k: v for k, v in _SPECIAL_1.items() if k != 125},
+               108: "tba_lo", 109: "tba_hi", 110: "tma_lo", 111: "tma_hi"}
 _SPECIAL8_2 = {**_SPECIAL_2, 108: "tba", 110: "tma"}
 _SRC_SPECIAL = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi", 235: "src_shared_base",
                 236: "src_shared_limit", 237: "src_private_base", 238: "src_private_limit",
@@ -1078,16 +1080,21 @@ class Decoder:
         mnem = self._base(e.mnemonic, "_sdwa" if enc != "VOPC" or self.gen != "gfx8" else "")
         ctx = Ctx(self.gen, None)
         vals = dict(vals)
-        vals["src0"] = (w1 & 0xFF) + (0 if (w1 >> 23) & 1 else 256)
-        if enc != "VOP1" and (w1 >> 31) & 1:
+        gfx8 = self.gen == "gfx8"  # GFX8 SDWA: VGPR sources only, no omod, VOPC writes vcc
+        vals["src0"] = (w1 & 0xFF) + (0 if (w1 >> 23) & 1 and not gfx8 else 256)
+        if enc != "VOP1" and (w1 >> 31) & 1 and not gfx8:
             vals["src1"] = vals["src1"] - 256
         na = 1 if e.sdwa_negabs else 0
         sx = 1 if e.sdwa_sext else 0
+        # src1 has its own probes where available (v_ldexp_f16: float src0, integer src1)
+        r1n, r1s = e.raw.get("sdwan1", 0), e.raw.get("sdwas1", 0)
+        na1 = na if r1n == 0 else int(isinstance(r1n, str) and "|" in r1n.partition(" ")[2])
+        sx1 = sx if r1s == 0 else int(isinstance(r1s, str) and "sext(" in r1s)
         mods = {"src0": ((w1 >> 20) & na, (w1 >> 21) & na, (w1 >> 19) & sx),
-                "src1": ((w1 >> 28) & na, (w1 >> 29) & na, (w1 >> 27) & sx)}
+                "src1": ((w1 >> 28) & na1, (w1 >> 29) & na1, (w1 >> 27) & sx1)}
         tmpl_entry = e
         if enc == "VOPC":
-            sd = (w1 >> 15) & 1
+            sd = (w1 >> 15) & 1 if not gfx8 else 0
             sdst = (w1 >> 8) & 0x7F
             # VOPC SDWA on GFX9 writes an SGPR pair (or vcc when sd=0)
             dst_txt = ctx.src(sdst, 2, dest=True) if sd else ctx.src(106, 2, dest=True)
@@ -1102,12 +1109,12 @@ class Decoder:
         if enc != "VOPC":
             if (w1 >> 13) & 1 and e.sdwa_clamp:
                 m += " clamp"
-            omod = (w1 >> 14) & 3
+            omod = (w1 >> 14) & 3 if not gfx8 else 0
             if omod and e.sdwa_omod:
                 m += OMOD[omod]
         elif self.gen == "gfx8" and (w1 >> 13) & 1:
             m += " clamp"
-        if enc != "VOPC":
+        if enc != "VOPC" and "dst_sel:" in sdwa_text:
             m += f" dst_sel:{SDWA_SEL[(w1 >> 8) & 7]} dst_unused:{SDWA_UNUSED[(w1 >> 11) & 3]}"
         m += f" src0_sel:{SDWA_SEL[(w1 >> 16) & 7]}"
         if enc != "VOP1":

@@ -50,6 +50,40 @@ def sleb(buf, pos: int) -> tuple[int, int]:
             return result, pos
 
 
+def uleb_within(buf, pos: int, end: int, where: str) -> tuple[int, int]:
+    """ULEB128 that must end before ``end``; a truncated one is a FormatError naming ``where``.
+
+    The unchecked `uleb`/`sleb` above serve hot loops over validated sections; expression and CFI
+    decoders read attacker-sized blobs and need the bound.
+    """
+    result = shift = 0
+    while True:
+        if pos >= end:
+            raise FormatError(f"truncated ULEB128 in {where}", offset=pos)
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return result, pos
+
+
+def sleb_within(buf, pos: int, end: int, where: str) -> tuple[int, int]:
+    """SLEB128 that must end before ``end`` (see `uleb_within`)."""
+    result = shift = 0
+    while True:
+        if pos >= end:
+            raise FormatError(f"truncated SLEB128 in {where}", offset=pos)
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            if b & 0x40:
+                result -= 1 << shift
+            return result, pos
+
+
 def cstr(buf, pos: int) -> tuple[str, int]:
     """NUL-terminated UTF-8 string at ``pos`` in a bytes object."""
     end = buf.find(b"\0", pos)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from amddbg.dwarf.reader import sleb_within, uleb_within
 from amddbg.errors import FormatError
 
 # name, operand kinds.  Kinds: uleb sleb u1 u2 u4 addr block reg (=uleb register)
@@ -44,6 +45,15 @@ CFA_OPS: dict[int, tuple[str, tuple[str, ...]]] = {
     0x30: ("DW_CFA_LLVM_def_aspace_cfa", ("reg", "uleb", "uleb")),
     0x31: ("DW_CFA_LLVM_def_aspace_cfa_sf", ("reg", "sleb", "uleb")),
 }
+
+
+def _uleb(data, pos: int, end: int) -> tuple[int, int]:
+    return uleb_within(data, pos, end, "call frame information")
+
+
+def _sleb(data, pos: int, end: int) -> tuple[int, int]:
+    return sleb_within(data, pos, end, "call frame information")
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,32 +127,6 @@ class FrameSection:
         return None
 
 
-def _uleb(data, pos: int, end: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= end:
-            raise FormatError("truncated ULEB128 in call frame information", offset=pos)
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return result, pos
-
-
-def _sleb(data, pos: int, end: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= end:
-            raise FormatError("truncated SLEB128 in call frame information", offset=pos)
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            if b & 0x40:
-                result -= 1 << shift
-            return result, pos
 
 
 def _read(data, pos: int, n: int, end: int, what: str) -> int:

@@ -22,7 +22,17 @@ import struct
 from dataclasses import dataclass
 from functools import lru_cache
 
+from amddbg.dwarf.reader import sleb_within, uleb_within
 from amddbg.errors import FormatError, NotSupported
+
+
+def _uleb(data, pos: int, end: int) -> tuple[int, int]:
+    return uleb_within(data, pos, end, "DWARF expression")
+
+
+def _sleb(data, pos: int, end: int) -> tuple[int, int]:
+    return sleb_within(data, pos, end, "DWARF expression")
+
 
 
 class Encoding(enum.Enum):
@@ -184,32 +194,6 @@ class Op:
         return self.offset + self.size
 
 
-def _uleb(data: bytes, pos: int, end: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= end:
-            raise FormatError("truncated ULEB128 in DWARF expression", offset=pos)
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return result, pos
-
-
-def _sleb(data: bytes, pos: int, end: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= end:
-            raise FormatError("truncated SLEB128 in DWARF expression", offset=pos)
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            if b & 0x40:
-                result -= 1 << shift
-            return result, pos
 
 
 _FIXED = {"u1": "<B", "s1": "<b", "u2": "<H", "s2": "<h", "u4": "<I", "s4": "<i", "u8": "<Q", "s8": "<q"}

@@ -5,7 +5,8 @@ kernels (taken from the stored llvm-objdump reference dump next to the object):
 
 * gfx90a-divergent-barrier.gpu: split GPU core (ROCr style, standalone: host-side structures included),
   one dispatch of `divergent_barrier` from llvm22-gfx90a-w64-O2-hip.co (embedded as memory://). Two waves
-  of workgroup (0,0,0) wait at `s_barrier` while two others spin in the `s_sleep` loop: the hang.
+  of workgroup (0,0,0) (waves 0 and 2) wait at `s_barrier` while waves 1 and 3 spin in the `s_sleep`
+  loop on a flag nobody sets: the hang.
 * gfx1100-probe.core: unified core (x86-64 host notes + AMDGPU note + all segments), one dispatch of
   `probe<int>` from llvm22-gfx1100-w32-O2-hip.co (memory://), a wave stopped by an assert trap at a
   global store, and wave32 neighbours.
@@ -82,9 +83,13 @@ def gfx90a_divergent_barrier() -> Path:
         group_segment_size=1024,
     )
     barrier, sleep = first(insns, "s_barrier"), first(insns, "s_sleep")
+    # The kernel branches on `lane & 64` (v_and_b32 v1, 64, v0): waves 0 and 2 of the workgroup reach
+    # the barrier, waves 1 and 3 spin on the flag, which nobody ever sets.
+    stage = b"".join(i.to_bytes(4, "little") for i in range(256))  # stage[lane] = lane, written before
     for wi in range(4):
-        waiting = wi < 2
+        waiting = wi % 2 == 0
         lanes = [wi * 64 + lane for lane in range(64)]
+        v1 = [((v + 1) * 4) & 0x3FF for v in lanes] if waiting else [0] * 64  # LDS address / zero
         b.add_wave(
             d,
             workgroup=(0, 0, 0),
@@ -94,8 +99,8 @@ def gfx90a_divergent_barrier() -> Path:
             stopped=False,
             status=1 << 13 if waiting else 0,
             sgprs=[0x5000_0000, 0x7F3A, 0x5000_0040, 0x7F3A] + [0] * 6,
-            vgprs=[lanes, [(v * 4) & 0xFFFFFFFF for v in lanes], [0] * 64, [0] * 64],
-            lds=bytes(range(256)) * 4 if wi == 0 else None,
+            vgprs=[lanes, v1, [2] * 64 if waiting else [0] * 64, [0] * 64],
+            lds=stage if wi == 0 else None,
         )
     b.add_memory(0x7F3A_5000_0000, (0x5000_0000).to_bytes(8, "little") + (0x5000_0040).to_bytes(8, "little"))
     b.add_memory(0x5000_0000, bytes(64) + (0).to_bytes(4, "little"))  # flag still 0: spinners never leave

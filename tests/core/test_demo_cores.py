@@ -54,8 +54,10 @@ def test_gfx90a_divergent_barrier():
         assert core.symbolize(w.pc)[1] == "_Z17divergent_barrierPiS_"
         # the code at the PC is the loaded image of the code object
         assert core.memory.read(AddressSpace.GLOBAL, w.pc, 4) == co.codeobj.read_address(rel, 4)
-    assert seen == ["s_barrier", "s_barrier", "s_sleep", "s_sleep"]
-    assert core.waves[1].lds == bytes(range(256)) * 4
+    # waves 0 and 2 take the `lane & 64 == 0` branch to the barrier; 1 and 3 spin on the flag
+    assert seen == ["s_barrier", "s_sleep", "s_barrier", "s_sleep"]
+    # every wave of the workgroup sees the workgroup's LDS (saved with its first wave): stage[i] = i
+    assert core.waves[1].lds == b"".join(i.to_bytes(4, "little") for i in range(256))
 
 
 def test_gfx1100_unified_assert_and_host():

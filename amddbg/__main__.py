@@ -1,3 +1,3 @@
-from amddbg.cli.main import main
+from amddbg.cli.main import entry
 
-raise SystemExit(main())
+entry()

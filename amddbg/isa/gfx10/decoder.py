@@ -19,7 +19,7 @@ import struct
 from functools import cache
 from pathlib import Path
 
-from amddbg.isa.common import FLOAT_INLINE_TEXT, hex_imm, unknown_instruction
+from amddbg.isa.common import FLOAT_INLINE_TEXT, fast_constructor, hex_imm, unknown_instruction
 from amddbg.isa.gfx10 import special
 from amddbg.isa.gfx10.encodings import FIELDS, MATCH, UNSUPPORTED, encoding_generation, table_name
 from amddbg.isa.gfx10.operands import SIG_CLASS, inline_float, literal
@@ -50,6 +50,53 @@ _REST_INDEX = {n: i for i, (n, _d) in enumerate(_REST_FIELDS)}
 assert [n for n, _d in _REST_FIELDS[:4]] == ["mnemonic", "encoding", "operands", "text"]
 assert [f.name for f in dataclasses.fields(Instruction)[:3]] == ["address", "size", "raw"]
 
+
+# Memo entries are `v` tuples: (size, every Instruction field after `raw`, in declaration order, then the
+# branch offset in dwords or None). `(0, full_size)` marks bytes whose instruction carries trailing
+# literal dwords (looked up again in the second-level cache by its full bytes).
+_NFIELDS = 1 + len(_REST_FIELDS)  # size + the fields after raw
+_REL = _NFIELDS  # index of the branch offset in a memo entry
+
+
+class _ProtoInstruction(Instruction):
+    """An `Instruction` read through a shared memo entry: creating one sets three slots instead of
+    twenty (the frozen dataclass __init__ costs ~4 us, and a 2 MB .text holds 370k instructions).
+    It compares, hashes and prints exactly like the plain record; constructing the class (e.g.
+    `dataclasses.replace`) yields a plain `Instruction`."""
+
+    __slots__ = ("_v", "_a", "_r")
+    __qualname__ = "Instruction"  # repr like the plain record
+
+    def __new__(cls, *args, **kwargs):
+        return Instruction(*args, **kwargs)
+
+    def __eq__(self, other):
+        if not isinstance(other, Instruction):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in _FIELD_NAMES)
+
+    def __hash__(self):
+        return hash(tuple(getattr(self, n) for n in _FIELD_NAMES))
+
+
+_FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Instruction))
+
+
+def _proto_properties() -> None:
+    """Read-only properties over `_v` for every field except address and raw (own slots)."""
+    order = ["size", *(n for n, _d in _REST_FIELDS)]
+    for i, name in enumerate(order):
+        setattr(_ProtoInstruction, name, property(lambda self, i=i: self._v[i]))
+    _ProtoInstruction.address = property(lambda self: self._a)
+    _ProtoInstruction.raw = property(lambda self: self._r)
+
+
+_proto_properties()
+_new = object.__new__
+_SET_V = _ProtoInstruction._v.__set__  # type: ignore[attr-defined]
+_SET_A = _ProtoInstruction._a.__set__  # type: ignore[attr-defined]
+_SET_R = _ProtoInstruction._r.__set__  # type: ignore[attr-defined]
+_make_instruction = fast_constructor(Instruction)
 
 _SHARED: dict[str, tuple] = {}
 _U32 = struct.Struct("<4I")

@@ -4,9 +4,11 @@ Dispatch is one list lookup on the top 9 bits of the first dword (every encoding
 generations is identified there), then a per-encoding function extracts the fields (a generated
 dict display per layout) and renders the opcode's operand template from `tables/<set>.json`.
 Identical instruction bytes decode to identical text except for PC-relative branches (whose target
-is re-based per address), so `decode_all` memoises by raw bytes: a repeated instruction costs one
-dict lookup and one constructor call.  Bytes no table knows become `.long 0x…` with a reason; no
-input raises.
+is re-based per address), so decoding memoises by raw bytes: a repeated instruction costs one dict
+lookup and a four-slot record over the shared memo entry (`_ProtoInstruction`), and `iter_text` (the
+listing fast path `amddbg disasm --json` uses) yields the memoised text without building records.
+A 2 MB .text has ~370k instructions but only ~80k distinct encodings.  Bytes no table knows become
+`.long 0x…` with a reason; no input raises.
 """
 
 from __future__ import annotations
@@ -41,12 +43,12 @@ def _default(f: dataclasses.Field) -> object:
     return None
 
 
-# Instruction fields after (address, size, raw), in declaration order: cache entries hold them as a
-# tuple so a cache hit is one positional constructor call.
+# Instruction fields after (address, size, raw), in declaration order: memo entries hold them in a
+# tuple that records read through (see `_ProtoInstruction`).
 _REST_FIELDS = [(f.name, _default(f)) for f in dataclasses.fields(Instruction)[3:]]
 _BT_INDEX = [n for n, _d in _REST_FIELDS].index("branch_target")
 _REST_DEFAULTS = [d for _n, d in _REST_FIELDS]
-_REST_INDEX = {n: i for i, (n, _d) in enumerate(_REST_FIELDS)}
+_V_INDEX = {n: i + 1 for i, (n, _d) in enumerate(_REST_FIELDS)}  # field -> index in a memo entry
 assert [n for n, _d in _REST_FIELDS[:4]] == ["mnemonic", "encoding", "operands", "text"]
 assert [f.name for f in dataclasses.fields(Instruction)[:3]] == ["address", "size", "raw"]
 
@@ -59,13 +61,18 @@ _REL = _NFIELDS  # index of the branch offset in a memo entry
 
 
 class _ProtoInstruction(Instruction):
-    """An `Instruction` read through a shared memo entry: creating one sets three slots instead of
+    """An `Instruction` read through a shared memo entry: creating one sets four slots instead of
     twenty (the frozen dataclass __init__ costs ~4 us, and a 2 MB .text holds 370k instructions).
-    It compares, hashes and prints exactly like the plain record; constructing the class (e.g.
-    `dataclasses.replace`) yields a plain `Instruction`."""
+    `address`, `raw` and `text` (what listings read) are the record's own slots, the other fields
+    read the memo entry `_v`; `branch_target` and `unknown_reason` are always None here (branches
+    and unknown bytes are plain records). It compares, hashes and prints exactly like the plain
+    record; constructing the class (e.g. `dataclasses.replace`) or copying a record yields a plain
+    `Instruction`."""
 
-    __slots__ = ("_v", "_a", "_r")
+    __slots__ = ("_v",)
     __qualname__ = "Instruction"  # repr like the plain record
+    branch_target = None
+    unknown_reason = None
 
     def __new__(cls, *args, **kwargs):
         return Instruction(*args, **kwargs)
@@ -78,28 +85,33 @@ class _ProtoInstruction(Instruction):
     def __hash__(self):
         return hash(tuple(getattr(self, n) for n in _FIELD_NAMES))
 
+    def __reduce__(self):  # copy.copy and friends: a plain record with the same fields
+        return (Instruction, tuple(getattr(self, n) for n in _FIELD_NAMES))
+
 
 _FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Instruction))
+_OWN_SLOTS = ("address", "raw", "text", "branch_target", "unknown_reason")
 
 
 def _proto_properties() -> None:
-    """Read-only properties over `_v` for every field except address and raw (own slots)."""
+    """Read-only properties over `_v` for the fields that are not the record's own slots."""
     order = ["size", *(n for n, _d in _REST_FIELDS)]
     for i, name in enumerate(order):
-        setattr(_ProtoInstruction, name, property(lambda self, i=i: self._v[i]))
-    _ProtoInstruction.address = property(lambda self: self._a)
-    _ProtoInstruction.raw = property(lambda self: self._r)
+        if name not in _OWN_SLOTS:
+            setattr(_ProtoInstruction, name, property(lambda self, i=i: self._v[i]))
 
 
 _proto_properties()
 _new = object.__new__
 _SET_V = _ProtoInstruction._v.__set__  # type: ignore[attr-defined]
-_SET_A = _ProtoInstruction._a.__set__  # type: ignore[attr-defined]
-_SET_R = _ProtoInstruction._r.__set__  # type: ignore[attr-defined]
+_SET_A = Instruction.address.__set__  # type: ignore[attr-defined]
+_SET_R = Instruction.raw.__set__  # type: ignore[attr-defined]
+_SET_T = Instruction.text.__set__  # type: ignore[attr-defined]
 _make_instruction = fast_constructor(Instruction)
 
 _SHARED: dict[str, tuple] = {}
-_U32 = struct.Struct("<4I")
+# Little-endian dword unpackers by byte count: the words of an instruction's longest possible form.
+_UNPACK = {4 * k: struct.Struct(f"<{k}I").unpack_from for k in (1, 2, 3, 4, 5)}
 _CACHE_LIMIT = 1 << 21  # distinct instruction encodings kept per table set before starting afresh
 
 
@@ -121,16 +133,14 @@ _OPSEL_BIT = {"src0": 0, "src1": 1, "src2": 2, "vdst": 3}
 
 
 class _Ctx:
-    """Per-instruction scratch: words, literal use, operand list."""
+    """Per-instruction scratch: words, literal use, size so far."""
 
-    __slots__ = ("words", "lit", "ops", "size", "extra")
+    __slots__ = ("words", "lit", "size")
 
-    def __init__(self, words: list[int], size: int):
+    def __init__(self, words, size: int):
         self.words = words
         self.lit: int | None = None  # index of the dword holding the literal, once used
-        self.ops: list[Operand] = []
         self.size = size
-        self.extra: dict = {}
 
 
 def literal64_text(value: int, cls: str) -> str:
@@ -200,11 +210,7 @@ class Decoder:
             return unknown_instruction(data, offset, address, "truncated instruction at end of section")
         d = self.dispatch[(data[offset + 3] << 1) | (data[offset + 2] >> 7)]
         if d is None:
-            w0 = int.from_bytes(data[offset : offset + 4], "little")
-            for mask, val, enc, _size in UNSUPPORTED.get(self.gen, ()):
-                if w0 & mask == val:
-                    return unknown_instruction(data, offset, address, f"{enc} encoding is not supported")
-            return unknown_instruction(data, offset, address, f"no GFX10+ encoding matches 0x{w0:08x}")
+            return self._undispatched(data, offset, address)
         size = d[1]
         key = bytes(data[offset : offset + size])
         hit = self._cache.get(key)
@@ -218,30 +224,61 @@ class Decoder:
                 return self._build(hit, address, key)
         return self._slow(data, offset, address, d[0], size, n)
 
+    def _undispatched(self, data, offset: int, address: int) -> Instruction:
+        w0 = int.from_bytes(data[offset : offset + 4], "little")
+        for mask, val, enc, _size in UNSUPPORTED.get(self.gen, ()):
+            if w0 & mask == val:
+                return unknown_instruction(data, offset, address, f"{enc} encoding is not supported")
+        return unknown_instruction(data, offset, address, f"no GFX10+ encoding matches 0x{w0:08x}")
+
     def _slow(self, data, offset: int, address: int, enc: str, size: int, n: int) -> Instruction:
+        v = self._miss(data, offset, address, enc, size, n)
+        if v is None:
+            return self._unknown(data, offset, address, enc, size, n)
+        return self._build(v, address, bytes(data[offset : offset + v[0]]))
+
+    def _miss(self, data, offset: int, address: int, enc: str, size: int, n: int) -> tuple | None:
+        """Decode bytes the memo does not know and remember them; None if they are no instruction
+        (`_unknown` then says why: the failure path is rare, so it simply decodes again)."""
         if size > n:
-            return unknown_instruction(data, offset, address, f"truncated {enc} instruction")
+            return None
         # Longest possible form: base + literal (+ 64-bit literal on gfx1250).
-        raw_max = bytes(data[offset : offset + min(n, size + 8)])
-        words = list(_U32.unpack_from(raw_max)) if len(raw_max) == 16 else [
-            int.from_bytes(raw_max[i : i + 4], "little") for i in range(0, len(raw_max) - 3, 4)]
+        m = size + 8 if n >= size + 8 else n
+        unpack = _UNPACK.get(m)
+        if unpack is not None:
+            words = unpack(data, offset)
+        else:
+            words = [int.from_bytes(data[offset + i : offset + i + 4], "little") for i in range(0, m - 3, 4)]
         ctx = _Ctx(words, size)
         try:
             parts = self._handlers[enc](enc, ctx, address)
+        except (_Unknown, IndexError, KeyError, TypeError, ValueError):
+            return None
+        csize = ctx.size
+        if csize > n:
+            return None
+        v = self._entry_of(parts, csize)
+        if csize == size:
+            self._cache[bytes(data[offset : offset + size])] = v
+        elif ctx.lit is not None and len(self._cache2) < 1 << 20:
+            self._cache[bytes(data[offset : offset + size])] = (0, csize)
+            self._cache2[bytes(data[offset : offset + csize])] = v
+        return v
+
+    def _unknown(self, data, offset: int, address: int, enc: str, size: int, n: int) -> Instruction:
+        """The `.long` record for bytes `_miss` rejected, with the reason."""
+        if size > n:
+            return unknown_instruction(data, offset, address, f"truncated {enc} instruction")
+        raw_max = bytes(data[offset : offset + min(n, size + 8)])
+        words = [int.from_bytes(raw_max[i : i + 4], "little") for i in range(0, len(raw_max) - 3, 4)]
+        ctx = _Ctx(words, size)
+        try:
+            self._handlers[enc](enc, ctx, address)
         except _Unknown as exc:
             return unknown_instruction(data, offset, address, str(exc))
         except (IndexError, KeyError, TypeError, ValueError) as exc:
             return unknown_instruction(data, offset, address, f"{enc}: cannot decode ({exc.__class__.__name__})")
-        if ctx.size > n:
-            return unknown_instruction(data, offset, address, f"truncated {enc} instruction (literal)")
-        entry = self._entry_of(parts, ctx.size)
-        raw = raw_max[: ctx.size]
-        if ctx.size == size:
-            self._cache[raw] = entry
-        elif ctx.lit is not None and len(self._cache2) < 1 << 20:
-            self._cache[raw_max[:size]] = (0, ctx.size)
-            self._cache2[raw] = entry
-        return self._build(entry, address, raw)
+        return unknown_instruction(data, offset, address, f"truncated {enc} instruction (literal)")
 
     def decode_all(self, data, address: int) -> list[Instruction]:
         """Decode a whole code section sequentially (memoised: repeated bytes cost one dict lookup)."""
@@ -261,52 +298,109 @@ class Decoder:
         out: list[Instruction] = []
         append = out.append
         cache, cache2, dispatch, build = self._cache, self._cache2, self.dispatch, self._build
+        new, set_v, set_a, set_r, set_t, proto = _new, _SET_V, _SET_A, _SET_R, _SET_T, _ProtoInstruction
         off = 0
         n = len(data)
         while off < n:
-            ins = None
             if n - off >= 4:
                 d = dispatch[(data[off + 3] << 1) | (data[off + 2] >> 7)]
                 if d is not None:
                     key = data[off : off + d[1]]
-                    hit = cache.get(key)
-                    if hit is not None:
-                        if hit[0] == 0:
-                            key = data[off : off + hit[1]]
-                            hit = cache2.get(key)
-                        if hit is not None:
-                            if hit[2] is None:
-                                ins = Instruction(address + off, hit[0], key, *hit[1])
+                    v = cache.get(key)
+                    if v is not None:
+                        if v[0] == 0:
+                            key = data[off : off + v[1]]
+                            v = cache2.get(key)
+                        if v is not None:
+                            if v[_REL] is None:
+                                ins = new(proto)
+                                set_v(ins, v)
+                                set_a(ins, address + off)
+                                set_r(ins, key)
+                                set_t(ins, v[4])
                             else:
-                                ins = build(hit, address + off, key)
+                                ins = build(v, address + off, key)
+                            append(ins)
+                            off += v[0]
+                            continue
                     else:
-                        ins = self._slow(data, off, address + off, d[0], d[1], n - off)
-            if ins is None:
-                ins = self.decode(data, off, address + off)
+                        v = self._miss(data, off, address + off, d[0], d[1], n - off)
+                        if v is not None:
+                            append(build(v, address + off, data[off : off + v[0]]))
+                            off += v[0]
+                            continue
+            ins = self.decode(data, off, address + off)
             append(ins)
             off += ins.size or 4
         return out
 
+    def iter_text(self, data, address: int = 0):
+        """Yield (address, size, text) per instruction of `data`, like `decode_all` but without building
+        `Instruction` records (the listing fast path of `amddbg disasm`). Branch text does not depend on
+        the address (the target is only a comment), so memo entries serve every address."""
+        if not isinstance(data, bytes):
+            data = bytes(data)
+        was_enabled = gc.isenabled()
+        gc.disable()  # the memo caches grow by thousands of records: no cyclic GC passes meanwhile
+        try:
+            yield from self._iter_text(data, address)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _iter_text(self, data: bytes, address: int):
+        cache, cache2, dispatch = self._cache, self._cache2, self.dispatch
+        off = 0
+        n = len(data)
+        while off < n:
+            if n - off >= 4:
+                d = dispatch[(data[off + 3] << 1) | (data[off + 2] >> 7)]
+                if d is not None:
+                    v = cache.get(data[off : off + d[1]])
+                    if v is not None:
+                        if v[0] == 0:
+                            v = cache2.get(data[off : off + v[1]])
+                        if v is not None:
+                            yield address + off, v[0], v[4]
+                            off += v[0]
+                            continue
+                    else:
+                        v = self._miss(data, off, address + off, d[0], d[1], n - off)
+                        if v is not None:
+                            yield address + off, v[0], v[4]
+                            off += v[0]
+                            continue
+            ins = self.decode(data, off, address + off)
+            size = ins.size or 4
+            yield address + off, size, ins.text
+            off += size
+
     # ------------------------------------------------------------------ construction
     @staticmethod
     def _entry_of(parts: tuple, size: int) -> tuple:
-        """Cache entry: (size, positional Instruction values after `raw`, branch offset or None)."""
+        """Memo entry: (size, Instruction values after `raw`, branch offset or None)."""
         mn, enc, ops, text, flags = parts
+        if not flags:
+            return (size, mn, enc, ops, text, *_REST_DEFAULTS[4:], None)
         rel = flags.pop("branch_rel", None)
-        rest = list(_REST_DEFAULTS)
-        rest[0], rest[1], rest[2], rest[3] = mn, enc, ops, text
-        for k, v in flags.items():
-            rest[_REST_INDEX[k]] = v
-        return (size, tuple(rest), rel)
+        v = [size, mn, enc, ops, text, *_REST_DEFAULTS[4:], rel]
+        for k, val in flags.items():
+            v[_V_INDEX[k]] = val
+        return tuple(v)
 
     @staticmethod
-    def _build(entry: tuple, address: int, raw: bytes) -> Instruction:
-        size, rest, rel = entry
+    def _build(v: tuple, address: int, raw: bytes) -> Instruction:
+        rel = v[_REL]
         if rel is None:
-            return Instruction(address, size, raw, *rest)
-        r = list(rest)
+            ins = _new(_ProtoInstruction)
+            _SET_V(ins, v)
+            _SET_A(ins, address)
+            _SET_R(ins, raw)
+            _SET_T(ins, v[4])
+            return ins
+        r = list(v[1:_REL])
         r[_BT_INDEX] = address + 4 + rel * 4
-        return Instruction(address, size, raw, *r)
+        return _make_instruction(address, v[0], raw, *r)
 
     def _fields(self, enc: str, words: list[int]) -> dict[str, int]:
         return self._extract[enc](words)
@@ -397,7 +491,19 @@ class Decoder:
             if entry.get("_persist", True):
                 entry["_c"] = comp
         out: list[Operand] = []
+        opcache, vcache = self._opcache, self._vcache
         for code, name, width, cls, dest, extra in comp:
+            # the common cases first, with their memo lookups inline (compiled code 3 carries cls b32)
+            if code == 0 or code == 3:
+                val = overrides[name] if overrides and name in overrides else f[name]
+                o = opcache.get((val, width, cls, dest)) if val < 254 or val >= 256 else None
+                out.append(o if o is not None else self._src(ctx, val, width, cls, dest))
+                continue
+            if code == 4:
+                val = overrides[name] if overrides and name in overrides else f[name]
+                o = vcache.get((val, width, dest))
+                out.append(o if o is not None else self._vreg(val, width, dest))
+                continue
             if code == 5:
                 out.append(extra)
                 continue
@@ -417,13 +523,7 @@ class Decoder:
                 out.append(Operand(OperandKind.LITERAL, literal64_text(v, cls), value=v))
                 continue
             val = overrides[name] if overrides and name in overrides else f[name]
-            if code == 0:
-                out.append(self._src(ctx, val, width, cls, dest))
-            elif code == 4:
-                out.append(self._vreg(val, width, dest))
-            elif code == 3:
-                out.append(self._src(ctx, val, width, "b32", dest))
-            elif code == 1:
+            if code == 1:
                 out.append(self._src(ctx, val * 2, width, "b32"))
             elif code == 2:
                 out.append(self._src(ctx, val * 4 if self.gen in ("gfx10", "gfx11") else val, width, "b32"))
@@ -698,11 +798,12 @@ class Decoder:
             ctx.size, ctx.lit = 12, -1
             ov = {"src0": 256 + (w2 & 0xFF)}
         tm = e["t"]
-        has_dst = bool(tm) and tm[0][0] == "F" and tm[0][1] in ("vdst", "sdst")
+        info = e.get("_v3")
+        if info is None:
+            info = e["_v3"] = _vop3_info(e)
+        has_dst, t16, srcs, sd, ng_mask, ab_mask, osm, os_flag, osn, is_bitop3 = info
         fake16 = False
-        if e.get("t16") is None:
-            e["t16"] = any(t[0] == "F" and len(t) > 3 and t[3][:2] == "v." for t in tm)
-        if e["t16"] and f["opsel"]:
+        if t16 and f["opsel"]:
             nsrc = sum(1 for t in tm if t[0] == "F" and t[1].startswith("src"))
             vdst16 = has_dst and tm[0][1] == "vdst" and len(tm[0]) > 3 and tm[0][3][:1] == "v"
             valid = (1 << nsrc) - 1 | (8 if vdst16 else 0)
@@ -718,17 +819,13 @@ class Decoder:
             ops = self._render(ctx, e16, f, ov, opsel=f["opsel"])
         else:
             ops = self._render(ctx, e, f, ov, opsel=f["opsel"])
-        sd = e.get("sd")
-        neg = f["neg"] & e.get("ng", 0)
-        ab = f["abs"] & e.get("ab", 0) if not sd else 0
+        neg = f["neg"] & ng_mask
+        ab = f["abs"] & ab_mask if not sd else 0
         bitop3 = None
-        if mn.startswith("v_bitop3"):
+        if is_bitop3:
             # GFX12.5 v_bitop3_*: the 8-bit truth table lives in the neg/abs/omod fields
             bitop3 = f["neg"] | f["abs"] << 3 | f["omod"] << 6
             neg = ab = 0
-        srcs = e.get("_srcs")
-        if srcs is None:
-            srcs = e["_srcs"] = [i for i, tok in enumerate(e["t"]) if tok[0] == "F" and tok[1].startswith("src")]
         if neg or ab:
             for i in srcs:
                 idx = int(e["t"][i][1][-1])
@@ -746,13 +843,12 @@ class Decoder:
         suffix = ""
         if bitop3:
             suffix += f" bitop3:{_small_hex(bitop3)}"
-        shown = f["opsel"] & e.get("osm", 15)
-        if not sd and shown and e.get("os") and not fake16:
+        shown = f["opsel"] & osm
+        if not sd and shown and os_flag and not fake16:
             n = len(srcs)
             bits = [(shown >> j) & 1 for j in range(n)]
             if has_dst:
                 bits.append((shown >> 3) & 1)
-            osn = e.get("osn")
             if osn is not None and osn != len(bits):
                 bits = [(shown >> j) & 1 for j in range(osn)]
             suffix += " op_sel:[" + ",".join(str(b) for b in bits) + "]"
@@ -1085,6 +1181,18 @@ def _variant(e: dict, key: str, tm: list) -> dict:
     if d is None:
         d = vs[key] = {"t": tm}
     return d
+
+
+def _vop3_info(e: dict) -> tuple:
+    """Per-opcode VOP3 facts that do not depend on the instruction bits, computed once per table entry:
+    (has a destination, has True16 operands, template indexes of the sources, sd, neg mask, abs mask,
+    op_sel mask, op_sel shown, op_sel count or None, v_bitop3)."""
+    tm = e["t"]
+    has_dst = bool(tm) and tm[0][0] == "F" and tm[0][1] in ("vdst", "sdst")
+    t16 = any(t[0] == "F" and len(t) > 3 and t[3][:2] == "v." for t in tm)
+    srcs = [i for i, tok in enumerate(tm) if tok[0] == "F" and tok[1].startswith("src")]
+    return (has_dst, t16, srcs, e.get("sd"), e.get("ng", 0), e.get("ab", 0), e.get("osm", 15), e.get("os"),
+            e.get("osn"), e["m"].startswith("v_bitop3"))
 
 
 def tok_is_dest(mn: str) -> bool:

@@ -10,7 +10,6 @@ import argparse
 import importlib
 import os
 import sys
-import traceback
 
 from amddbg import __version__
 from amddbg.errors import AmddbgError
@@ -106,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run(args) or 0)
     except AmddbgError as exc:
         if debug:
+            import traceback
+
             traceback.print_exc()
         print(f"amddbg: error: {exc.user_message()}", file=sys.stderr)
         return 2
@@ -120,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:  # a bug in amddbg: still one line unless --debug
         if debug:
+            import traceback
+
             traceback.print_exc()
         print(
             f"amddbg: error: internal error ({type(exc).__name__}: {exc}); rerun with --debug for details",

@@ -1003,16 +1003,21 @@ class Decoder:
         if e.simple and src0 < 0xF9:
             return self._vop_simple("VOP2", e, w0, src0, 256 + ((w0 >> 9) & 0xFF))
         vals = {"vdst": (w0 >> 17) & 0xFF, "src0": src0, "src1": 256 + ((w0 >> 9) & 0xFF)}
+        return self._vop_general("VOP2", e, w0, w1, vals)
+
+    def _vop_general(self, enc: str, e: Entry, w0, w1, vals: dict):
+        """VOP1/VOP2/VOPC in full generality: SDWA (src0 0xF9), DPP (0xFA), or a literal constant."""
+        src0 = vals["src0"]
         if src0 == 0xF9:
-            return self._sdwa("VOP2", e, w0, w1, vals)
+            return self._sdwa(enc, e, w0, w1, vals)
         if src0 == 0xFA:
-            return self._dpp("VOP2", e, w0, w1, vals)
+            return self._dpp(enc, e, w0, w1, vals)
         ctx = Ctx(self.gen, w1)
         out, dest = self._fill(e, ctx, vals)
         size = 8 if ctx.lit_used else 4
         if size == 8 and w1 is None:
             return "truncated: literal past end of data"
-        return self._finish(size, e.mnemonic, "VOP2", ctx, out, flags=self._valu_flags(e.mnemonic, dest))
+        return self._finish(size, e.mnemonic, enc, ctx, out, flags=self._valu_flags(e.mnemonic, dest))
 
     def _vop_simple(self, enc: str, e: Entry, w0: int, src0: int, src1: int | None) -> Proto:
         """VOP1/VOP2 `vdst, src0[, src1]` without literal, SDWA or DPP (most VALU code)."""
@@ -1034,16 +1039,7 @@ class Decoder:
         if e.simple and src0 < 0xF9:
             return self._vop_simple("VOP1", e, w0, src0, None)
         vals = {"vdst": (w0 >> 17) & 0xFF, "src0": src0}
-        if src0 == 0xF9:
-            return self._sdwa("VOP1", e, w0, w1, vals)
-        if src0 == 0xFA:
-            return self._dpp("VOP1", e, w0, w1, vals)
-        ctx = Ctx(self.gen, w1)
-        out, dest = self._fill(e, ctx, vals)
-        size = 8 if ctx.lit_used else 4
-        if size == 8 and w1 is None:
-            return "truncated: literal past end of data"
-        return self._finish(size, e.mnemonic, "VOP1", ctx, out, flags=self._valu_flags(e.mnemonic, dest))
+        return self._vop_general("VOP1", e, w0, w1, vals)
 
     def _vopc(self, w0, w1):
         op = (w0 >> 17) & 0xFF
@@ -1052,16 +1048,7 @@ class Decoder:
             return None
         src0 = w0 & 0x1FF
         vals = {"src0": src0, "src1": 256 + ((w0 >> 9) & 0xFF)}
-        if src0 == 0xF9:
-            return self._sdwa("VOPC", e, w0, w1, vals)
-        if src0 == 0xFA:
-            return self._dpp("VOPC", e, w0, w1, vals)
-        ctx = Ctx(self.gen, w1)
-        out, dest = self._fill(e, ctx, vals)
-        size = 8 if ctx.lit_used else 4
-        if size == 8 and w1 is None:
-            return "truncated: literal past end of data"
-        return self._finish(size, e.mnemonic, "VOPC", ctx, out, flags=self._valu_flags(e.mnemonic, dest))
+        return self._vop_general("VOPC", e, w0, w1, vals)
 
     @staticmethod
     def _base(mnem: str, suffix: str) -> str:

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from amddbg.codeobj import CodeObject, classify, embedded_code_objects
-from amddbg.errors import NotSupported, UsageError
+from amddbg.errors import FormatError, NotSupported, UsageError
 
 
 def add_parser(p: argparse.ArgumentParser) -> None:
@@ -48,12 +48,24 @@ def run(args: argparse.Namespace) -> int:
         doc: Any = docs[0] if len(docs) == 1 else {"files": docs}
         json.dump(doc, sys.stdout, indent=1, default=_json_default)
         sys.stdout.write("\n")
-        return 0
-    from amddbg.cli import info_view
+    else:
+        from amddbg.cli import info_view
 
-    for d in docs:
-        info_view.render(d, show_args=args.args)
+        for d in docs:
+            info_view.render(d, show_args=args.args)
+    # What could not be read was left out above; say so once, as the one-line error, and exit 2.
+    errors = [e for d in docs for e in _errors(d)]
+    if errors:
+        more = f" ({len(errors) - 1} more problem(s) in the output's \"errors\")" if len(errors) > 1 else ""
+        raise FormatError(f"partial result: {errors[0]}{more}")
     return 0
+
+
+def _errors(doc: dict[str, Any]) -> list[str]:
+    out = list(doc.get("errors", []))
+    for entry in doc.get("code_objects", []):
+        out.extend(entry.get("errors", []))
+    return out
 
 
 def _json_default(value: Any) -> Any:

@@ -10,12 +10,19 @@ from rich.table import Table
 _FEATURE_TEXT = {"on": "+", "off": "-", "any": "any", "unsupported": "unsupported"}
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """Output piped into `head` and closed: stop quietly (rich's default exits with status 1)."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def make_console() -> Console:
     import sys
 
     # Piped output is read by people with wide terminals and by grep: do not squeeze names to 80 columns.
     width = None if sys.stdout.isatty() else 160
-    return Console(highlight=False, soft_wrap=False, width=width)
+    return _Console(highlight=False, soft_wrap=False, width=width)
 
 
 def _fmt_size(n: int | None) -> str:

@@ -303,19 +303,39 @@ class CodeObject:
     # -- views ------------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """The `amddbg info --json` document for a code object."""
-        t = self.target
+        """The `amddbg info --json` document for a code object.
+
+        A damaged part (notes, symbols, one kernel's descriptor) does not hide the others: it is left
+        empty and its error is listed under "errors", so a truncated file still shows what it can.
+        """
+        errors: list[str] = []
+
+        def attempt(fn, default):
+            try:
+                return fn()
+            except FormatError as exc:
+                errors.append(exc.user_message())
+                return default
+
+        t = attempt(lambda: self.target, None) or decode_target(self.reader.os_abi, self.reader.abi_version,
+                                                                self.reader.flags)
+        md = attempt(lambda: self.metadata, None)
         kernels = []
-        for k in self.kernels:
+        kernel_list = attempt(lambda: self.kernels, None)
+        if kernel_list is None:  # symbols unreadable: the metadata alone still names the kernels
+            kernel_list = [Kernel(m.name, m, None, None) for m in attempt(lambda: self.kernel_metadata, [])]
+        for k in kernel_list:
             entry: dict[str, Any] = {"name": k.name}
             if k.metadata is not None:
                 entry.update(k.metadata.fields)
             else:
                 entry["symbol"] = k.descriptor_symbol.name if k.descriptor_symbol else None
-            entry["entry_address"] = k.entry_address
-            entry["descriptor"] = k.descriptor.to_json() if k.descriptor else None
+            descriptor = attempt(lambda k=k: k.descriptor, None)
+            entry["entry_address"] = k.entry.address if k.entry else (descriptor.entry_address if descriptor
+                                                                      else None)
+            entry["descriptor"] = descriptor.to_json() if descriptor else None
             kernels.append(entry)
-        md = self.metadata
+        symbols = attempt(lambda: self._symbols, [])
         return {
             "file": self.path or self.name,
             "elf_type": self.elf_type,
@@ -330,11 +350,12 @@ class CodeObject:
             "metadata_version": md.get("amdhsa.version") if md else None,
             "metadata_target": md.get("amdhsa.target") if md else None,
             "metadata": strip_dots({k: v for k, v in md.items() if k != "amdhsa.kernels"}) if md else None,
-            "notes": self.note_summary(),
+            "notes": attempt(self.note_summary, []),
             "kernels": kernels,
             "functions": [{"name": s.name, "address": s.address, "size": s.size, "kind": s.kind}
-                          for s in self.functions()],
+                          for s in sorted(symbols, key=lambda s: s.address) if s.kind in ("kernel", "function")],
             "lds_symbols": [{"name": s.name, "alignment": s.address, "size": s.size}
-                            for s in self._symbols if s.kind == "lds"],
-            "resource_symbols": {s.name: s.address for s in self._symbols if s.kind == "resource"},
+                            for s in symbols if s.kind == "lds"],
+            "resource_symbols": {s.name: s.address for s in symbols if s.kind == "resource"},
+            "errors": errors,
         }

@@ -230,7 +230,10 @@ class ElfFile:
 
     def notes(self) -> Iterator[Note]:
         """Notes of every SHT_NOTE section, or of PT_NOTE segments when there are no sections."""
-        regions = [(s.offset, s.size) for s in self.sections if s.type == SHT_NOTE]
+        try:
+            regions = [(s.offset, s.size) for s in self.sections if s.type == SHT_NOTE]
+        except FormatError:
+            regions = []  # a damaged section table: the program headers still locate the notes
         if not regions:
             regions = [(p.offset, p.filesz) for p in self.segments if p.type == PT_NOTE]
         for start, size in regions:

@@ -78,3 +78,25 @@ def test_console_script_entry_point_and_missing_file():
 def test_usage_errors_exit_2(argv):
     r = subprocess.run([sys.executable, "-m", "amddbg", *argv], capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_truncated_code_object_shows_what_it_can(tmp_path, capsys):
+    """Cut before the section headers: the ELF header, program headers and note are still there, so the
+    processor and the kernels from the metadata are shown; the damage is the one-line error (exit 2)."""
+    data = (CORPUS / "llvm22-gfx90a-w64-O2-cl.co").read_bytes()
+    path = tmp_path / "cut.co"
+    path.write_bytes(data[:11000])
+    assert main(["info", "--json", str(path)]) == 2
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert doc["processor"] == "gfx90a" and [k["name"] for k in doc["kernels"]] == ["probe", "reduce"]
+    assert doc["errors"] and all(k["descriptor"] is None for k in doc["kernels"])
+    assert err.startswith("amddbg: error: partial result: ") and len(err.strip().splitlines()) == 1
+    assert "section header table extends past end of file" in err
+
+
+def test_output_into_a_closed_pipe_exits_quietly():
+    path = CORPUS / "llvm22-gfx90a-w64-O0-hip.co"
+    r = subprocess.run(f"{sys.executable} -m amddbg info --args {path} | head -1", shell=True,
+                       capture_output=True, text=True)
+    assert r.stderr == "" and r.stdout.strip()

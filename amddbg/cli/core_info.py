@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from amddbg.core import Core, open_core
@@ -28,7 +29,37 @@ def add_core_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--solib-search-path", metavar="PATH", help="directories searched for file:// code objects")
 
 
-def wave_document(core: Core, w, registers: bool) -> dict:
+def wave_source(core: Core, pc: int, symbolizers: dict) -> dict | None:
+    """Innermost source frame of a GPU PC from its code object's DWARF: {"function", "file", "line"}.
+
+    None when the PC is in no loaded code object or the object has no line information; a damaged
+    DWARF section only costs this column, never the core listing.
+    """
+    hit = core.symbolize(pc) if core.code_objects else None
+    if hit is None:
+        return None
+    ref = hit[0]
+    sym = symbolizers.get(ref.load_address)
+    if sym is None:
+        from amddbg.dwarf.symbolize import Symbolizer
+
+        try:
+            sym = Symbolizer.from_code_object(ref.codeobj, use_cache=False)
+        except AmddbgError:
+            sym = False
+        symbolizers[ref.load_address] = sym
+    if not sym:
+        return None
+    try:
+        frame = sym.frames(pc - ref.load_address)[0]
+    except (AmddbgError, IndexError):
+        return None
+    if not frame.file:
+        return None
+    return {"function": frame.function, "file": frame.file, "line": frame.line}
+
+
+def wave_document(core: Core, w, registers: bool, symbolizers: dict | None = None) -> dict:
     d = {
         "gpu_id": w.gpu_id,
         "queue_id": w.queue_id,
@@ -40,6 +71,7 @@ def wave_document(core: Core, w, registers: bool) -> dict:
         "status": w.status,
         "trapsts": w.trapsts,
         "stop_reason": w.stop_reason,
+        "source": wave_source(core, w.pc, symbolizers if symbolizers is not None else {}),
     }
     if registers:
         try:
@@ -61,6 +93,7 @@ def wave_document(core: Core, w, registers: bool) -> dict:
 def core_document(core: Core, *, registers: bool = False) -> dict:
     """The `amddbg info --json` document for an opened core."""
     waves = core.waves
+    symbolizers: dict = {}  # one DWARF index per loaded code object, shared by all waves
     return {
         "layout": core.layout,
         "kfd_version": list(core.kfd_version),
@@ -84,7 +117,7 @@ def core_document(core: Core, *, registers: bool = False) -> dict:
             for q in core.queues
         ],
         "code_objects": [{"uri": c.uri, "load_address": c.load_address} for c in core.code_objects],
-        "waves": [wave_document(core, w, registers) for w in waves],
+        "waves": [wave_document(core, w, registers, symbolizers) for w in waves],
         "warnings": list(core.warnings),
     }
 
@@ -182,14 +215,17 @@ def render(core: Core, *, registers: bool = False, console=None) -> None:
         "wave",
         "pc",
         "function",
+        "source",
         "exec",
         "status",
         "trapsts",
         "stop reason",
     ):
         t.add_column(c)
+    symbolizers: dict = {}
     for w in waves:
         sym = core.symbolize(w.pc) if core.code_objects else None
+        src = wave_source(core, w.pc, symbolizers)
         t.add_row(
             str(w.queue_id),
             "?" if w.dispatch_id is None else str(w.dispatch_id),
@@ -197,6 +233,7 @@ def render(core: Core, *, registers: bool = False, console=None) -> None:
             "?" if w.wave_in_group is None else str(w.wave_in_group),
             _hex(w.pc),
             f"{sym[1]}+{sym[2]:#x}" if sym else "",
+            f"{os.path.basename(src['file'])}:{src['line']}" if src else "",
             f"{w.exec:#x}",
             f"{w.status:#x}",
             "-" if w.trapsts is None else f"{w.trapsts:#x}",

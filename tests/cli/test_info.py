@@ -100,3 +100,16 @@ def test_output_into_a_closed_pipe_exits_quietly():
     r = subprocess.run(f"{sys.executable} -m amddbg info --args {path} | head -1", shell=True,
                        capture_output=True, text=True)
     assert r.stderr == "" and r.stdout.strip()
+
+
+def test_core_waves_have_source_lines(capsys):
+    """The demo hang core: waves at s_barrier map (through the inlined workgroup_barrier) to the source
+    line holding __builtin_amdgcn_s_barrier, spinning waves to the s_sleep(2) line of the spin loop."""
+    src = (CORPUS.parent / "src" / "probe.hip").read_text().splitlines()
+    barrier_line = 1 + next(i for i, t in enumerate(src) if "__builtin_amdgcn_s_barrier()" in t)
+    sleep_line = 1 + next(i for i, t in enumerate(src) if "__builtin_amdgcn_s_sleep(2)" in t)
+    doc = _json(capsys, str(CORPUS.parent / "cores" / "gfx90a-divergent-barrier.gpu"))
+    lines = [(w["wave_in_group"], w["source"]["line"], w["source"]["file"].endswith("probe.hip"))
+             for w in doc["waves"]]
+    assert lines == [(0, barrier_line, True), (1, sleep_line, True), (2, barrier_line, True),
+                     (3, sleep_line, True)]

@@ -244,7 +244,11 @@ class DwarfInfo:
                 out.append((lo, hi, tag))
 
     def ranges_v4(self, unit: Unit, off: int) -> list[tuple[int, int]]:
-        buf = self.ranges
+        return self._v4_list(self.ranges, unit, off, ".debug_ranges", with_expr=False)
+
+    def _v4_list(self, buf, unit: Unit, off: int, section: str, *, with_expr: bool) -> list[tuple]:
+        """A DWARF 4 range or location list: address pairs relative to a base (the unit's low_pc until a
+        base-address selection entry), ended by a (0, 0) pair; location entries carry an expression."""
         asz = unit.addr_size
         top = (1 << (8 * asz)) - 1
         base = unit.low_pc
@@ -259,8 +263,14 @@ class DwarfInfo:
             if s == top:
                 base = e
                 continue
-            out.append((base + s, base + e))
-        raise FormatError("unterminated .debug_ranges list", file=self.name, offset=off)
+            if with_expr:
+                n = uint(buf, pos, 2)
+                pos += 2
+                out.append((base + s, base + e, bytes(buf[pos:pos + n])))
+                pos += n
+            else:
+                out.append((base + s, base + e))
+        raise FormatError(f"unterminated {section} list", file=self.name, offset=off)
 
     # ------------------------------------------------------------------ location lists
     @guard("location list (.debug_loclists)")
@@ -323,26 +333,7 @@ class DwarfInfo:
             pos += n
 
     def _loc_v4(self, unit: Unit, off: int):
-        buf = self.loc
-        asz = unit.addr_size
-        top = (1 << (8 * asz)) - 1
-        base = unit.low_pc
-        out = []
-        pos = off
-        while pos + 2 * asz <= len(buf):
-            s = uint(buf, pos, asz)
-            e = uint(buf, pos + asz, asz)
-            pos += 2 * asz
-            if s == 0 and e == 0:
-                return out
-            if s == top:
-                base = e
-                continue
-            n = uint(buf, pos, 2)
-            pos += 2
-            out.append((base + s, base + e, bytes(buf[pos:pos + n])))
-            pos += n
-        raise FormatError("unterminated .debug_loc list", file=self.name, offset=off)
+        return self._v4_list(self.loc, unit, off, ".debug_loc", with_expr=True)
 
     # ------------------------------------------------------------------ lines
     def line_table(self, unit: Unit):

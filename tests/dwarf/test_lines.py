@@ -111,3 +111,27 @@ def test_lines_for_disasm_without_sources_prints_file_line(corpus, tmp_path):
     assert m and all(len(e) == 1 and e[0].startswith("; /amddbg/corefiles/src/probe.cl:") for e in m.values())
     remapped = lines_for_disasm(copy, SourcePaths([("/amddbg/corefiles/src", str(SRC))]))
     assert all(len(e) == 2 for e in remapped.values())
+
+
+def test_dwarf4_range_and_location_lists():
+    """DWARF 4 §2.17.3/§2.6.2: offsets from the unit's base, a base-address selection entry (first
+    address all ones) changes the base, (0, 0) ends the list; location entries add a 2-byte length and
+    the expression."""
+    import struct
+    from types import SimpleNamespace
+
+    import pytest
+
+    from amddbg.dwarf.context import DwarfInfo
+    from amddbg.errors import FormatError
+
+    unit = SimpleNamespace(addr_size=8, low_pc=0x1000)
+    me = SimpleNamespace(name="x")
+    q = lambda *v: struct.pack(f"<{len(v)}Q", *v)  # noqa: E731
+    ranges = q(0x10, 0x20, 2**64 - 1, 0x5000, 0x4, 0x8, 0, 0)
+    assert DwarfInfo._v4_list(me, ranges, unit, 0, ".debug_ranges", with_expr=False) == [
+        (0x1010, 0x1020), (0x5004, 0x5008)]
+    loc = q(0x0, 0x4) + struct.pack("<H", 2) + b"\x50\x93" + q(0, 0)
+    assert DwarfInfo._v4_list(me, loc, unit, 0, ".debug_loc", with_expr=True) == [(0x1000, 0x1004, b"\x50\x93")]
+    with pytest.raises(FormatError, match="unterminated .debug_ranges list"):
+        DwarfInfo._v4_list(me, ranges[:-16], unit, 0, ".debug_ranges", with_expr=False)

@@ -115,6 +115,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.demangle:  # the demangler is imported only when asked for
         from amddbg.dwarf.demangle import demangle
 
+    from amddbg.textsafe import check_regular
+
+    check_regular(args.exe)  # a FIFO or /dev/zero would block or read without end
     sym = Symbolizer.from_path(args.exe, use_cache=False if args.no_cache else None)
     tokens = args.addresses_in if args.addresses_in else _stdin_lines()
     # Our own buffering: answers are written per stdin chunk (or every 512 addresses), so neither

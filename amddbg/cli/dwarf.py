@@ -65,10 +65,12 @@ def _run_expr(args: argparse.Namespace) -> int:
     if args.one_line:
         print(format_ops(ops, style=args.style, encoding=enc), file=out)
         return 0
+    # Format everything before printing: a bad nested expression is one error line, not half a listing.
+    lines = [f"{op.offset:#06x}  {data[op.offset:op.end].hex(' '):<24} {format_op(op, style=args.style, encoding=enc)}"
+             for op in ops]
     print(f"# encoding: {enc}, {len(data)} bytes, {len(ops)} operations", file=out)
-    for op in ops:
-        raw = data[op.offset:op.end].hex(" ")
-        print(f"{op.offset:#06x}  {raw:<24} {format_op(op, style=args.style, encoding=enc)}", file=out)
+    for line in lines:
+        print(line, file=out)
     return 0
 
 
@@ -86,8 +88,9 @@ def _run_cfi(args: argparse.Namespace) -> int:
                 print(f"{sec.name} FDE at {fde.offset:#x} (pc={fde.low_pc:#x}...{fde.high_pc:#x})", file=out)
                 print(format_row(row, row.cfa, row.rules, _encoding_of(fde.cie)), file=out)
                 return 0
+        # A query answered ("nothing covers it") is a success, like addr2line printing "??".
         print(f"no FDE covers {args.pc:#x}", file=out)
-        return 1
+        return 0
     if not sections:
         print(f"{args.file}: no .debug_frame or .eh_frame", file=out)
         return 0

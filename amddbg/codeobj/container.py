@@ -15,13 +15,14 @@ from amddbg.codeobj import elf as E
 from amddbg.codeobj.bundle import BUNDLE_MAGIC, COMPRESSED_MAGIC, FATBIN_SECTIONS, iter_bundle_entries
 from amddbg.codeobj.codeobject import CodeObject
 from amddbg.errors import FormatError
+from amddbg.textsafe import open_regular
 
 
 def classify(path: str | os.PathLike) -> str:
     """'code_object', 'core', 'bundle', 'host' or raises FormatError for anything else."""
     name = os.fspath(path)
     try:
-        with open(name, "rb") as f:
+        with open_regular(name) as f:
             head = f.read(64)
     except OSError as exc:
         raise FormatError(f"cannot read: {exc.strerror or exc}", file=name) from None
@@ -53,7 +54,7 @@ class EmbeddedCodeObject:
 
 
 def _map(path: str):
-    f = open(path, "rb")  # noqa: SIM115 - the mmap keeps the file alive
+    f = open_regular(path)  # noqa: SIM115 - the mmap keeps the file alive
     try:
         return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     finally:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from amddbg.errors import FormatError
+from amddbg.textsafe import open_regular
 
 ELF_MAGIC = b"\x7fELF"
 
@@ -135,7 +136,7 @@ class ElfFile:
     def from_path(cls, path: str | os.PathLike) -> ElfFile:
         name = os.fspath(path)
         try:
-            with open(name, "rb") as f:
+            with open_regular(name) as f:
                 size = os.fstat(f.fileno()).st_size
                 if size == 0:
                     raise FormatError("empty file", file=name, offset=0)

@@ -15,6 +15,7 @@ import struct
 from dataclasses import dataclass
 
 from amddbg.errors import FormatError
+from amddbg.textsafe import open_regular
 
 ET_CORE = 4
 EM_X86_64 = 62
@@ -55,17 +56,15 @@ class ElfCore:
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = os.fspath(path)
         self.warnings: list[str] = []
-        try:
-            fd = os.open(self.path, os.O_RDONLY)
-        except OSError as exc:
-            raise FormatError(f"cannot open: {exc.strerror}", file=self.path) from None
+        f = open_regular(self.path, what="core")
+        fd = f.fileno()
         try:
             self.file_size = os.fstat(fd).st_size
             if self.file_size < _EHDR.size:
                 raise FormatError("file too short for an ELF header", file=self.path, offset=self.file_size)
             self.data = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
         finally:
-            os.close(fd)
+            f.close()
         self._parse_header()
         self._notes: list[Note] | None = None
 

@@ -29,53 +29,43 @@ __all__ = [
 ]
 
 
+# A real .debug_frame/.eh_frame is kilobytes to a few megabytes (641 FDEs in the largest rocsparse
+# object); a section header claiming more describes a hostile or sparse file, not code.
+MAX_FRAME_SECTION = 64 << 20
+
+
 def frame_sections(source, *, name: str | None = None) -> list[FrameSection]:
     """Parse `.debug_frame` and `.eh_frame` of an ELF file (a path, bytes, or an object with `.data`).
 
-    Uses only the ELF section headers (read here directly so no DWARF library is involved).
+    The ELF layer is `amddbg.codeobj.elf.ElfFile`, the hardened reader: a path is refused unless it is
+    a regular file, mapped (never read whole), and every header and section range is checked against
+    the file's size with a one-line `FormatError`.
     """
+    from amddbg.codeobj.elf import SHT_NOBITS, ElfFile
+
     if isinstance(source, (str, Path)):
         name = name or str(source)
-        with open(source, "rb") as f:
-            data = f.read()
-    elif isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
-        data = source
+        elf = ElfFile.from_path(source)
     else:
-        data = source.data
-        name = name or str(getattr(source, "path", None) or getattr(source, "name", ""))
+        data = source if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)) else source.data
+        if not isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
+            name = name or str(getattr(source, "path", None) or getattr(source, "name", ""))
+        elf = ElfFile(data, name or "<memory>")
     try:
         out = []
-        for sec_name, offset, size, address in _elf_sections(data):
-            if sec_name in (".debug_frame", ".eh_frame") and size:
-                out.append(parse_frame_section(data, file_offset=offset, size=size, address=address,
-                                               is_eh=sec_name == ".eh_frame", name=sec_name))
+        for sec in elf.sections:
+            if sec.name not in (".debug_frame", ".eh_frame") or not sec.size or sec.type == SHT_NOBITS:
+                continue
+            if sec.size > MAX_FRAME_SECTION:
+                raise FormatError(f"{sec.name} claims {sec.size} bytes (more than the "
+                                  f"{MAX_FRAME_SECTION >> 20} MiB any real frame section holds)",
+                                  offset=sec.offset)
+            view = elf.section_view(sec)  # range-checked against the file size
+            del view
+            out.append(parse_frame_section(elf.data, file_offset=sec.offset, size=sec.size, address=sec.address,
+                                           is_eh=sec.name == ".eh_frame", name=sec.name))
         return out
     except FormatError as exc:
         if name:
             exc.with_file(name)
         raise
-
-
-def _elf_sections(data) -> list[tuple[str, int, int, int]]:
-    import struct
-
-    if bytes(data[:4]) != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        raise FormatError("not a little-endian ELF64 file", offset=0)
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    if shoff == 0 or shoff + shnum * shentsize > len(data):
-        raise FormatError("ELF section header table is out of bounds", offset=0x28)
-    headers = []
-    for i in range(shnum):
-        base = shoff + i * shentsize
-        sh_name, _type, _flags, addr, off, size = struct.unpack_from("<IIQQQQ", data, base)
-        headers.append((sh_name, addr, off, size))
-    _, _, stroff, strsize = headers[shstrndx]
-    out = []
-    for sh_name, addr, off, size in headers:
-        end = bytes(data[stroff + sh_name:stroff + strsize]).find(b"\0")
-        sname = bytes(data[stroff + sh_name:stroff + sh_name + max(end, 0)]).decode("ascii", "replace")
-        if off + size > len(data) and sname in (".debug_frame", ".eh_frame"):
-            raise FormatError(f"{sname} runs past the end of the file", offset=base)
-        out.append((sname, off, size, addr))
-    return out

@@ -169,6 +169,9 @@ def _eh_pointer(data, pos: int, end: int, encoding: int, address_size: int, sect
     return v & ((1 << 64) - 1), pos
 
 
+MAX_ZERO_ENTRIES = 4096
+
+
 def parse_frame_section(data, *, file_offset: int, size: int, address: int = 0, is_eh: bool = False,
                         address_size: int = 8, name: str | None = None) -> FrameSection:
     """Parse every CIE and FDE of a `.debug_frame` or `.eh_frame` section held in `data`.
@@ -180,6 +183,7 @@ def parse_frame_section(data, *, file_offset: int, size: int, address: int = 0, 
     sec = FrameSection(data, file_offset, size, address, is_eh, name=name)
     pos, end = file_offset, file_offset + size
     pending: list[tuple[int, int, int, int, int, bool]] = []
+    zero_run = 0
     while pos < end:
         entry = pos
         length = _read(data, pos, 4, end, "entry length")
@@ -192,7 +196,12 @@ def parse_frame_section(data, *, file_offset: int, size: int, address: int = 0, 
         if length == 0:
             if is_eh:
                 break  # .eh_frame terminator
+            zero_run += 1
+            if zero_run > MAX_ZERO_ENTRIES:  # padding is a few words; megabytes of zeros are not CFI
+                raise FormatError(f"{sec.name} holds more than {MAX_ZERO_ENTRIES} zero-length entries in a row",
+                                  offset=entry)
             continue  # a zero-length .debug_frame entry: skip
+        zero_run = 0
         body = pos
         entry_end = body + length
         if entry_end > end:

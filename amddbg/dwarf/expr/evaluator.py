@@ -43,7 +43,7 @@ from amddbg.dwarf.expr.location import (
     UndefinedLocation,
     Value,
 )
-from amddbg.dwarf.expr.ops import Encoding, Op, decode
+from amddbg.dwarf.expr.ops import Encoding, Op, check_sizes, decode
 from amddbg.dwarf.expr.regs import register_info
 from amddbg.errors import NotSupported
 from amddbg.target import AddressSpace
@@ -60,6 +60,9 @@ _NOT_IN_CFI = frozenset({
 
 _MASK64 = (1 << 64) - 1
 _MAX_STEPS = 100_000
+_MAX_CALL_DEPTH = 64  # DW_OP_call* nesting: a self-calling DIE must not exhaust the Python stack
+_MAX_TYPE_BYTES = 1 << 12  # a base type or deref size beyond a vector register is not a value
+_MAX_PIECE_BITS = 8 << 20  # one piece of at most 1 MiB (the largest object a variable describes)
 _MAX_PARTS = 4096  # lanes or elements of one composite (a wave has at most 64 lanes)
 
 
@@ -104,6 +107,7 @@ class Evaluator:
     ) -> None:
         self.ctx = context
         self.encoding = Encoding(encoding)
+        check_sizes(address_size, offset_size)
         self.address_size = address_size
         self.offset_size = offset_size
         self.lane = lane
@@ -529,6 +533,8 @@ class Evaluator:
         else:
             t = GENERIC_TYPE if a[1] == 0 else self.ctx.base_type(a[1])
             size = a[0]
+        if size > _MAX_TYPE_BYTES:
+            raise EvaluationError(f"{name} of {size} bytes (limit {_MAX_TYPE_BYTES})")
         raw = read_bits(self.ctx, loc, size * 8, lane=self.lane, on_lane=self._mark_lane)
         self.stack.append(Value(raw, t))
 
@@ -538,6 +544,8 @@ class Evaluator:
         self.lane_used = True
 
     def _piece(self, size_bits: int, bit_offset: int) -> None:
+        if size_bits > _MAX_PIECE_BITS or bit_offset > _MAX_PIECE_BITS:
+            raise EvaluationError(f"piece of {size_bits} bits at bit offset {bit_offset} (limit {_MAX_PIECE_BITS})")
         st = self.stack
         if not st or (isinstance(st[-1], Location) and st[-1].is_incomplete_composite):
             part_loc = Location.undefined()
@@ -557,7 +565,13 @@ class Evaluator:
         if target.expression is not None:
             ops = decode(target.expression, encoding=self.encoding, address_size=self.address_size,
                          offset_size=self.offset_size)
-            self._execute(_Frame(ops, {op.offset: i for i, op in enumerate(ops)}, len(target.expression)))
+            self._call_depth = getattr(self, "_call_depth", 0) + 1
+            if self._call_depth > _MAX_CALL_DEPTH:
+                raise EvaluationError(f"{name} nested more than {_MAX_CALL_DEPTH} deep")
+            try:
+                self._execute(_Frame(ops, {op.offset: i for i, op in enumerate(ops)}, len(target.expression)))
+            finally:
+                self._call_depth -= 1
         elif target.location is not None:
             self.stack.append(target.location)
         elif target.const_value is not None:

@@ -198,6 +198,22 @@ class Op:
 
 _FIXED = {"u1": "<B", "s1": "<b", "u2": "<H", "s2": "<h", "u4": "<I", "s4": "<i", "u8": "<Q", "s8": "<q"}
 
+# Address and offset sizes a DWARF producer can state (DWARF 5 7.5.1: 4 or 8 for offsets; addresses
+# of 1..8 bytes). Anything else would make the decoder step backwards or read gigabytes.
+ADDRESS_SIZES = frozenset({1, 2, 4, 8})
+OFFSET_SIZES = frozenset({4, 8})
+# Expressions live in DIE attributes and location lists; real ones are tens of bytes. A cap keeps a
+# hostile block from being copied and decoded at gigabyte scale.
+MAX_EXPRESSION_BYTES = 1 << 20
+
+
+def check_sizes(address_size: int, offset_size: int) -> None:
+    """FormatError unless the sizes are ones DWARF can state."""
+    if address_size not in ADDRESS_SIZES:
+        raise FormatError(f"address size {address_size} is not 1, 2, 4 or 8")
+    if offset_size not in OFFSET_SIZES:
+        raise FormatError(f"offset size {offset_size} is not 4 or 8")
+
 
 def decode(
     data: bytes,
@@ -213,6 +229,10 @@ def decode(
     by content: real objects repeat the same few thousand expressions (rocsparse gfx90a: 219,186
     location expressions, 7,175 distinct), and `Op`s are immutable.
     """
+    check_sizes(address_size, offset_size)
+    if len(data) > MAX_EXPRESSION_BYTES:
+        raise FormatError(f"DWARF expression of {len(data)} bytes (limit {MAX_EXPRESSION_BYTES})",
+                          offset=file_offset)
     try:
         return list(_decode_cached(bytes(data), Encoding(encoding), address_size, offset_size))
     except (FormatError, NotSupported) as exc:

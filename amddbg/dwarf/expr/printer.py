@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from amddbg.dwarf.expr.ops import REGISTER_OPERAND_OPS, Encoding, Op, decode
 from amddbg.dwarf.expr.regs import register_info
+from amddbg.errors import FormatError
 
 __all__ = ["format_op", "format_ops", "llvm_register_name"]
 
@@ -51,7 +52,12 @@ def _signed(v: int) -> str:
     return f"+{v}" if v >= 0 else str(v)
 
 
-def format_op(op: Op, *, style: str = "llvm", encoding: Encoding = Encoding.LLVM_USER) -> str:
+# DW_OP_entry_value holds an expression that may itself hold DW_OP_entry_value. Producers nest it at
+# most once or twice; a bound keeps a hostile nesting from exhausting the Python stack.
+MAX_NESTING = 16
+
+
+def format_op(op: Op, *, style: str = "llvm", encoding: Encoding = Encoding.LLVM_USER, _depth: int = 0) -> str:
     name, args = op.name, op.operands
     llvm = style == "llvm"
     head = name
@@ -75,7 +81,9 @@ def format_op(op: Op, *, style: str = "llvm", encoding: Encoding = Encoding.LLVM
         reg = llvm_register_name(number) if llvm else _reg(number, style)
         return f"{head} {reg}" if reg else head
     if name in ("DW_OP_entry_value", "DW_OP_GNU_entry_value"):
-        inner = format_ops(decode(args[0], encoding=encoding), style=style, encoding=encoding)
+        if _depth >= MAX_NESTING:
+            raise FormatError(f"{name} nested more than {MAX_NESTING} deep", offset=op.offset)
+        inner = _format_cached(tuple(decode(args[0], encoding=encoding)), style, encoding, _depth + 1)
         return f"{head}({inner})"
     if name in ("DW_OP_implicit_value",):
         data = args[0]
@@ -105,9 +113,9 @@ def _operand(name: str, index: int, value) -> str:
 
 
 def format_ops(ops: list[Op], *, style: str = "llvm", encoding: Encoding = Encoding.LLVM_USER) -> str:
-    return _format_cached(tuple(ops), style, encoding)
+    return _format_cached(tuple(ops), style, encoding, 0)
 
 
 @lru_cache(maxsize=1 << 16)
-def _format_cached(ops: tuple[Op, ...], style: str, encoding: Encoding) -> str:
-    return ", ".join(format_op(op, style=style, encoding=encoding) for op in ops)
+def _format_cached(ops: tuple[Op, ...], style: str, encoding: Encoding, depth: int) -> str:
+    return ", ".join(format_op(op, style=style, encoding=encoding, _depth=depth) for op in ops)

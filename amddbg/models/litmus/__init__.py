@@ -12,13 +12,18 @@ from pathlib import Path
 from amddbg.errors import FormatError
 
 
+MAX_LITMUS_BYTES = 1 << 20  # litmus tests are a few hundred bytes; a bound keeps /dev/zero-like inputs out
+
+
 def load(path: str | Path, text: str | None = None):
     p = Path(path)
     if text is None:
-        try:
-            data = p.read_bytes()
-        except OSError as exc:
-            raise FormatError(f"cannot read litmus file: {exc.strerror}", file=str(path)) from None
+        from amddbg.textsafe import open_regular
+
+        with open_regular(p, what="litmus file") as f:
+            data = f.read(MAX_LITMUS_BYTES + 1)
+        if len(data) > MAX_LITMUS_BYTES:
+            raise FormatError(f"litmus file larger than {MAX_LITMUS_BYTES >> 20} MiB", file=str(path))
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:

@@ -1,0 +1,103 @@
+"""Input-derived text made safe for a terminal, and input paths made safe to open.
+
+Why this module exists: names, URIs and paths come from files an attacker may have written (a core's
+link map, a code object's symbol table, a litmus file). Printed raw, ESC/CSI/OSC sequences retitle or
+clear the user's terminal; handed to rich as markup, ``[bold]`` vanishes and ``[/x]`` raises. Every
+view passes such text through `safe` (plain output) or `rich_text` (a rich ``Text`` that is never parsed
+as markup). Opening a FIFO or a character device blocks forever or reads without end, so every path
+that opens an input goes through `check_regular`/`open_regular` first.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from amddbg.errors import FormatError
+
+# C0 controls except none (TAB/LF/CR too: a name never legitimately holds them), DEL, C1 controls,
+# and the Unicode bidi overrides that reorder what the user sees.
+_BIDI = {0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
+
+
+def _needs_escape(cp: int) -> bool:
+    return cp < 0x20 or cp == 0x7F or 0x80 <= cp < 0xA0 or cp in _BIDI or 0xDC80 <= cp <= 0xDCFF
+
+
+def safe(text: object) -> str:
+    """`text` with every control character shown as a visible escape (``\\x1b``, ``\\u202e``).
+
+    Ordinary text (including non-ASCII letters) is returned unchanged; a backslash is left as is, so
+    the escaped form is for reading, not for round-tripping.
+    """
+    s = text if isinstance(text, str) else str(text)
+    if not any(_needs_escape(ord(c)) for c in s):
+        return s
+    out = []
+    for c in s:
+        cp = ord(c)
+        if 0xDC80 <= cp <= 0xDCFF:  # surrogateescape'd byte from a non-UTF-8 path
+            out.append(f"\\x{cp - 0xDC00:02x}")
+        elif _needs_escape(cp):
+            out.append(f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def rich_text(text: object, style: str = ""):
+    """A rich ``Text`` holding `safe(text)`: rich never parses it as markup."""
+    from rich.text import Text
+
+    return Text(safe(text), style=style)
+
+
+def check_regular(path: str | os.PathLike, *, what: str = "input") -> os.stat_result:
+    """stat `path` and refuse anything but a regular file with a one-line `FormatError`.
+
+    FIFOs and terminals would block, /dev/zero would read without end, a directory cannot be parsed.
+    """
+    name = os.fspath(path)
+    try:
+        st = os.stat(name)
+    except OSError as exc:
+        raise FormatError(f"cannot open: {exc.strerror or exc}", file=safe(name)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise FormatError(f"not a regular file ({_kind(st.st_mode)}); the {what} must be a file",
+                          file=safe(name))
+    return st
+
+
+def open_regular(path: str | os.PathLike, *, what: str = "input"):
+    """Open `path` for binary reading after `check_regular`, never blocking on a FIFO.
+
+    O_NONBLOCK closes the race where the path is swapped for a FIFO between the stat and the open;
+    the opened descriptor is checked again with fstat.
+    """
+    name = os.fspath(path)
+    check_regular(name, what=what)
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise FormatError(f"cannot open: {exc.strerror or exc}", file=safe(name)) from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise FormatError(f"not a regular file ({_kind(st.st_mode)})", file=safe(name))
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a file"

@@ -61,7 +61,7 @@ def check_regular(path: str | os.PathLike, *, what: str = "input") -> os.stat_re
     try:
         st = os.stat(name)
     except OSError as exc:
-        raise FormatError(f"cannot open: {exc.strerror or exc}", file=safe(name)) from None
+        raise FormatError(f"cannot read: {exc.strerror or exc}", file=safe(name)) from None
     if not stat.S_ISREG(st.st_mode):
         raise FormatError(f"not a regular file ({_kind(st.st_mode)}); the {what} must be a file",
                           file=safe(name))
@@ -79,7 +79,7 @@ def open_regular(path: str | os.PathLike, *, what: str = "input"):
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise FormatError(f"cannot open: {exc.strerror or exc}", file=safe(name)) from None
+        raise FormatError(f"cannot read: {exc.strerror or exc}", file=safe(name)) from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)

@@ -14,6 +14,7 @@ import sys
 from amddbg.core import Core, open_core
 from amddbg.core.kfd import RUNTIME_STATES
 from amddbg.errors import AmddbgError, Unavailable
+from amddbg.textsafe import rich_text, safe
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -122,18 +123,62 @@ def core_document(core: Core, *, registers: bool = False) -> dict:
     }
 
 
+def group_core_files(paths: list[str]) -> list[list[str]]:
+    """Which files make one core: each GPU or unified core alone, a host core with the split GPU core
+    next to it. `amddbg info A.core B.core` then shows both cores, not A's GPU state only."""
+    from amddbg.core.elffile import ElfCore
+    from amddbg.core.kfd import NOTE_NAME, NT_AMDGPU_KFD_CORE_STATE
+
+    kinds = []
+    for p in paths:
+        f = ElfCore(p)
+        try:
+            has_note = any(n.name == NOTE_NAME and n.type == NT_AMDGPU_KFD_CORE_STATE for n in f.notes)
+            kinds.append("split" if f.is_gpu_core else "unified" if has_note else "host")
+        finally:
+            f.close()
+    # A host core pairs with the split GPU core next to it on the command line (as `HOST GPU` or
+    # `GPU HOST`); every other core stands alone.
+    partner: dict[int, int] = {}
+    for i, k in enumerate(kinds):
+        if k != "host":
+            continue
+        for j in (i + 1, i - 1):
+            if 0 <= j < len(kinds) and kinds[j] == "split" and j not in partner:
+                partner[j] = i
+                partner[i] = j
+                break
+    groups: list[list[str]] = []
+    for i, (p, k) in enumerate(zip(paths, kinds, strict=True)):
+        if k == "host" and i in partner:
+            continue
+        groups.append([paths[partner[i]], p] if k == "split" and i in partner else [p])
+    return groups
+
+
 def run(args: argparse.Namespace) -> int:
-    core = open_core(
-        args.files,
-        sysroot=getattr(args, "sysroot", None),
-        solib_search_path=getattr(args, "solib_search_path", None),
-    )
+    groups = group_core_files(list(args.files))
     registers = bool(getattr(args, "registers", False))
+    cores = [
+        open_core(g, sysroot=getattr(args, "sysroot", None),
+                  solib_search_path=getattr(args, "solib_search_path", None))
+        for g in groups
+    ]
     if getattr(args, "json", False):
-        json.dump(core_document(core, registers=registers), sys.stdout, indent=1)
+        docs = []
+        for core in cores:
+            d = core_document(core, registers=registers)
+            d["files"] = [f.path for f in core.files]
+            docs.append(d)
+        json.dump(docs[0] if len(docs) == 1 else {"cores": docs}, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
-    render(core, registers=registers)
+    kernel = getattr(args, "kernel", None)
+    for core in cores:
+        render(core, registers=registers, kernel=kernel)
+        # Warnings are diagnostics, not output: stderr, escaped, after the core's tables.
+        for w in core.warnings:
+            print(f"amddbg: warning: {safe(w)}", file=sys.stderr)
     return 0
 
 
@@ -141,136 +186,137 @@ def _hex(v) -> str:
     return "<unavailable>" if v is None else f"{v:#x}"
 
 
-def render(core: Core, *, registers: bool = False, console=None) -> None:
-    from rich.table import Table
+def _sgpr_rows(w) -> list[int]:
+    return w.sgprs
 
-    from amddbg.cli.info_view import make_console
+
+def render(core: Core, *, registers: bool = False, console=None, kernel: str | None = None) -> None:
+    """Rich tables of one core. Input-derived text goes in as escaped `Text` (never markup)."""
+    from rich.text import Text
+
+    from amddbg.cli.info_view import WIDE, cells, make_console, table
 
     con = console or make_console()
+    narrow = con.width < WIDE
     rs = core.runtime_info.get("runtime_state")
-    con.print(
-        f"[bold]{', '.join(f.path for f in core.files)}[/]: {core.layout} AMDGPU core, KFD "
+    head = Text()
+    head.append(safe(", ".join(f.path for f in core.files)), style="bold")
+    head.append(
+        f": {core.layout} AMDGPU core, KFD "
         f"{core.kfd_version[0]}.{core.kfd_version[1]}, runtime {RUNTIME_STATES.get(rs, rs)}, "
         f"r_debug {_hex(core.runtime_info.get('r_debug'))}"
         + (f" (r_version {core.r_debug['r_version']})" if core.r_debug else "")
     )
-    t = Table(title="Agents")
-    for c in ("gpu_id", "target", "XCCs", "exceptions"):
-        t.add_column(c)
+    con.print(head)
+    t = table(con, "Agents", ["gpu_id", "target", "XCCs", "firmware", "device", "exceptions"],
+              free=("exceptions",))
     for a in core.agents:
-        t.add_row(str(a.gpu_id), a.processor, str(a.num_xcc), ", ".join(a.exceptions) or "-")
+        e = a.entry
+        t.add_row(*cells(a.gpu_id, a.processor, a.num_xcc, e.get("fw_version", 0),
+                         f"{e.get('device_id', 0):#06x}", ", ".join(a.exceptions) or "-"))
     con.print(t)
     waves = core.waves  # decodes queues (fills read/write ids) before the queue table
-    t = Table(title="Queues")
-    for c in (
-        "queue_id",
-        "gpu_id",
-        "type",
-        "ring",
-        "ring size",
-        "ctx save area",
-        "read/write id",
-        "exceptions",
-    ):
-        t.add_column(c)
+    t = table(con, "Queues", ["queue", "gpu_id", "type", "ring", "size", "ctx save area", "r/w id", "exceptions"],
+              right=("size",), free=("exceptions",))
     for q in core.queues:
         ids = "-" if q.read_dispatch_id is None else f"{q.read_dispatch_id}/{q.write_dispatch_id}"
-        t.add_row(
-            str(q.queue_id),
-            str(q.gpu_id),
-            q.queue_type,
-            _hex(q.ring_base_address),
-            str(q.ring_size),
-            _hex(q.ctx_save_restore_address),
-            ids,
-            ", ".join(q.exceptions) or "-",
-        )
+        t.add_row(*cells(q.queue_id, q.gpu_id, q.queue_type, _hex(q.ring_base_address), q.ring_size,
+                         _hex(q.ctx_save_restore_address), ids, ", ".join(q.exceptions) or "-"))
     con.print(t)
-    t = Table(title="Dispatches")
-    for c in ("queue", "dispatch_id", "grid", "workgroup", "kernel object", "entry", "kernel"):
-        t.add_column(c)
+    t = table(con, "Dispatches", ["queue", "dispatch", "grid", "workgroup", "kernel object", "entry", "kernel"],
+              free=("kernel",))
     for d in core.dispatches:
         kd = d.kernel_descriptor
-        t.add_row(
-            str(d.queue_id),
-            str(d.dispatch_id),
-            "x".join(map(str, d.grid_size or ())) or "?",
-            "x".join(map(str, d.workgroup_size or ())) or "?",
-            _hex(d.kernel_object),
-            _hex(kd.entry_address if kd else None),
-            core.kernel_name(d) or d.error or "?",
-        )
+        t.add_row(*cells(d.queue_id, d.dispatch_id, "x".join(map(str, d.grid_size or ())) or "?",
+                         "x".join(map(str, d.workgroup_size or ())) or "?", _hex(d.kernel_object),
+                         _hex(kd.entry_address if kd else None), core.kernel_name(d) or d.error or "?"))
     con.print(t)
-    t = Table(title="Code objects")
-    t.add_column("load address")
-    t.add_column("uri")
+    t = table(con, "Code objects", ["load address", "uri"], free=("uri",))
     for c in core.code_objects:
-        t.add_row(_hex(c.load_address), c.uri)
+        t.add_row(*cells(_hex(c.load_address), c.uri))
     con.print(t)
-    t = Table(title=f"Waves ({len(waves)})")
-    for c in (
-        "queue",
-        "dispatch",
-        "workgroup",
-        "wave",
-        "pc",
-        "function",
-        "source",
-        "exec",
-        "status",
-        "trapsts",
-        "stop reason",
-    ):
-        t.add_column(c)
+    if kernel is not None:
+        from amddbg.cli.info import matches
+        from amddbg.errors import UsageError
+
+        names = {core.kernel_name(d) for d in core.dispatches} - {None}
+        if not any(matches(kernel, n) for n in names):
+            raise UsageError(f"no dispatch of a kernel named {safe(kernel)!r} in this core "
+                             f"(dispatched: {', '.join(sorted(safe(n) for n in names)) or 'none known'})")
+        waves = [w for w in waves if matches(kernel, _wave_kernel(core, w))]
     symbolizers: dict = {}
+    rows = []
     for w in waves:
         sym = core.symbolize(w.pc) if core.code_objects else None
         src = wave_source(core, w.pc, symbolizers)
-        t.add_row(
-            str(w.queue_id),
-            "?" if w.dispatch_id is None else str(w.dispatch_id),
-            "?" if w.workgroup is None else "({},{},{})".format(*w.workgroup),
-            "?" if w.wave_in_group is None else str(w.wave_in_group),
-            _hex(w.pc),
-            f"{sym[1]}+{sym[2]:#x}" if sym else "",
-            f"{os.path.basename(src['file'])}:{src['line']}" if src else "",
-            f"{w.exec:#x}",
-            f"{w.status:#x}",
-            "-" if w.trapsts is None else f"{w.trapsts:#x}",
-            ", ".join(w.stop_reason) or "-",
-        )
-    con.print(t)
+        rows.append((w, f"{sym[1]}+{sym[2]:#x}" if sym else "",
+                     f"{os.path.basename(src['file'])}:{src['line']}" if src else ""))
+    where = [("?" if w.workgroup is None else "({},{},{})".format(*w.workgroup)) for w, _, _ in rows]
+    if narrow:
+        _narrow_waves(con, rows, where)
+    else:
+        t = table(con, f"Waves ({len(rows)})", ["queue", "dispatch", "workgroup", "wave", "pc", "function",
+                                                 "source", "exec", "status", "trapsts", "stop reason"],
+                  free=("stop reason",))
+        for (w, fn, src), wg in zip(rows, where, strict=True):
+            t.add_row(*cells(w.queue_id, "?" if w.dispatch_id is None else w.dispatch_id, wg,
+                             "?" if w.wave_in_group is None else w.wave_in_group, _hex(w.pc), fn, src,
+                             f"{w.exec:#x}", f"{w.status:#x}", "-" if w.trapsts is None else f"{w.trapsts:#x}",
+                             ", ".join(w.stop_reason) or "-"))
+        con.print(t)
     if registers:
         for i, w in enumerate(waves):
-            con.print(f"[bold]wave {i}[/] (queue {w.queue_id}, {w.processor}, wave{w.wave_size})")
+            title = Text(f"wave {i}", style="bold")
+            title.append(f" (queue {w.queue_id}, {safe(w.processor)}, wave{w.wave_size})")
+            con.print(title)
             try:
                 s = w.sgprs
                 for j in range(0, len(s), 8):
-                    con.print(f"  s{j:<4}" + " ".join(f"{v:08x}" for v in s[j : j + 8]), highlight=False)
+                    con.print(Text(f"  s{j:<4}" + " ".join(f"{v:08x}" for v in s[j : j + 8])))
             except Unavailable as exc:
-                con.print(f"  sgprs <unavailable> ({exc.why})")
+                con.print(Text(f"  sgprs <unavailable> ({safe(exc.why)})"))
             try:
                 for j, row in enumerate(w.vgprs):
                     for k in range(0, len(row), 8):
                         label = f"v{j}" if k == 0 else ""
-                        con.print(
-                            f"  {label:<5}" + " ".join(f"{v:08x}" for v in row[k : k + 8]) + f"  lanes {k}-{k + 7}",
-                            highlight=False,
-                        )
+                        con.print(Text(f"  {label:<5}" + " ".join(f"{v:08x}" for v in row[k : k + 8])
+                                       + f"  lanes {k}-{k + 7}"))
             except Unavailable as exc:
-                con.print(f"  vgprs <unavailable> ({exc.why})")
+                con.print(Text(f"  vgprs <unavailable> ({safe(exc.why)})"))
     host = core.host
     if host.threads:
-        t = Table(title="Host threads")
-        for c in ("tid", "signal", "rip", "symbol", "instruction"):
-            t.add_column(c)
+        t = table(con, "Host threads", ["tid", "signal", "rip", "symbol", "instruction"],
+                  free=("symbol", "instruction"))
         for th in host.threads:
             try:
                 ins = host.disassemble(core.memory, th.pc, 1)
                 text = f"{ins[0][1]} {ins[0][2]}" if ins else "<unavailable>"
             except AmddbgError:
                 text = "<unavailable>"
-            t.add_row(str(th.tid), str(th.signal), _hex(th.pc), host.symbolize(th.pc) or "", text)
+            t.add_row(*cells(th.tid, th.signal, _hex(th.pc), host.symbolize(th.pc) or "", text))
         con.print(t)
-    for w in core.warnings:
-        con.print(f"[yellow]warning:[/] {w}", highlight=False)
+
+
+def _narrow_waves(con, rows, where) -> None:
+    """The wave table for terminals under 120 columns: a line of numbers per wave (about 75 columns),
+    then the wave's function and source line indented below it, never cut or folded mid-name."""
+    from rich.text import Text
+
+    head = ["#", "queue", "disp", "workgroup", "wave", "pc", "exec", "status", "stop reason"]
+    body = []
+    for i, ((w, _fn, _src), wg) in enumerate(zip(rows, where, strict=True)):
+        body.append([str(i), str(w.queue_id), "?" if w.dispatch_id is None else str(w.dispatch_id), wg,
+                     "?" if w.wave_in_group is None else str(w.wave_in_group), _hex(w.pc), f"{w.exec:#x}",
+                     f"{w.status:#x}", ", ".join(w.stop_reason) or "-"])
+    widths = [max([len(h)] + [len(r[c]) for r in body]) for c, h in enumerate(head)]
+    con.print(Text(f"Waves ({len(rows)})", style="italic"))
+    con.print(Text(" ".join(h.ljust(widths[c]) for c, h in enumerate(head)).rstrip(), style="bold"))
+    for r, (_w, fn, src) in zip(body, rows, strict=True):
+        con.print(Text(safe(" ".join(v.ljust(widths[c]) for c, v in enumerate(r)).rstrip())))
+        if fn or src:
+            con.print(Text("    " + safe(fn) + (f"  at {safe(src)}" if src else "")))
+
+
+def _wave_kernel(core: Core, w) -> str | None:
+    d = next((d for d in core.dispatches if d.queue_id == w.queue_id and d.dispatch_id == w.dispatch_id), None)
+    return core.kernel_name(d) if d is not None else None

@@ -14,6 +14,7 @@ from typing import Any
 
 from amddbg.codeobj import CodeObject, classify, embedded_code_objects
 from amddbg.errors import FormatError, NotSupported, UsageError
+from amddbg.textsafe import safe
 
 
 def add_parser(p: argparse.ArgumentParser) -> None:
@@ -74,12 +75,47 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+def name_forms(symbol: str) -> set[str]:
+    """Every spelling a user may give for a kernel or function symbol: the mangled name, the full
+    demangled signature, the signature without its return type, the name without parameters, and
+    the name without template arguments (`probe` matches `void probe<int>(int*)`)."""
+    from amddbg.dwarf.demangle import demangle
+
+    try:
+        d = demangle(symbol)
+    except Exception:  # noqa: BLE001 - a name the demangler cannot read is matched as written
+        d = symbol
+    forms = {symbol, d}
+    paren = d.find("(")
+    head, params = (d[:paren], d[paren:]) if paren >= 0 else (d, "")
+    depth, cut = 0, 0
+    for i, c in enumerate(head):  # the return type ends at the last top-level space
+        depth += c == "<"
+        depth -= c == ">"
+        if c == " " and depth == 0:
+            cut = i + 1
+    name = head[cut:]
+    forms |= {name + params, name}
+    if name.endswith(">") and "<" in name:
+        forms.add(name[: name.index("<")])
+    return {f for f in forms if f}
+
+
+def matches(query: str, symbol: str | None) -> bool:
+    return bool(symbol) and (query == symbol or query in name_forms(symbol))
+
+
 def _filter_kernel(doc: dict[str, Any], name: str | None, where: str, required: bool = True) -> dict[str, Any]:
     if name is None:
         return doc
-    kernels = [k for k in doc["kernels"] if name in (k.get("name"), k.get("symbol"))]
+    kernels = [k for k in doc["kernels"] if matches(name, k.get("name")) or matches(name, k.get("symbol"))]
     if not kernels and required:
-        raise UsageError(f"no kernel named {name!r} in {where}")
+        funcs = [f["name"] for f in doc.get("functions", []) if f.get("kind") == "function" and matches(name, f["name"])]
+        if funcs:
+            raise UsageError(f"{safe(name)!s} is a device function ({safe(funcs[0])}), not a kernel, in {safe(where)}; "
+                             "use `amddbg disasm --function` or addr2line for it")
+        have = ", ".join(safe(k.get("name")) for k in doc["kernels"][:8])
+        raise UsageError(f"no kernel named {safe(name)!r} in {safe(where)} (kernels: {have or 'none'})")
     return dict(doc, kernels=kernels)
 
 

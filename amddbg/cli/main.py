@@ -87,6 +87,12 @@ def entry() -> None:
     raise SystemExit(rc)
 
 
+def _safe(value: object) -> str:
+    from amddbg.textsafe import safe
+
+    return safe(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     global _last_command
     argv = _normalise_argv(list(sys.argv[1:] if argv is None else argv))
@@ -108,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
             import traceback
 
             traceback.print_exc()
-        print(f"amddbg: error: {exc.user_message()}", file=sys.stderr)
+        from amddbg.textsafe import safe  # names from inputs must not reach the terminal raw
+
+        print(f"amddbg: error: {safe(exc.user_message())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -125,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
 
             traceback.print_exc()
         print(
-            f"amddbg: error: internal error ({type(exc).__name__}: {exc}); rerun with --debug for details",
+            f"amddbg: error: internal error ({type(exc).__name__}: {_safe(exc)}); rerun with --debug for details",
             file=sys.stderr,
         )
         return 2

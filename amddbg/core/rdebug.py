@@ -8,6 +8,7 @@ glibc `link_map` per loaded code object with `l_addr` the load delta and `l_name
 
 from __future__ import annotations
 
+import mmap
 import os
 import urllib.parse
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from amddbg.core.layouts import LINK_MAP, R_DEBUG
 from amddbg.core.memory import SegmentMap
 from amddbg.core.model import CodeObjectRef
 from amddbg.errors import FormatError, Unavailable
+from amddbg.textsafe import open_regular, safe
 
 RT_CONSISTENT = 0
 MAX_LINK_MAP_ENTRIES = 100_000
@@ -120,44 +122,90 @@ def walk_link_map(mem: SegmentMap, r_debug_address: int, warnings: list[str]) ->
     return rd, out
 
 
-class CodeObjectLoader:
-    """Reads a code object's bytes for its URI: memory:// from the core, file:// from disk."""
+# The largest real code object is a few hundred MB (rocsparse's gfx90a object: 180 MB). A memory://
+# URI naming more is refused before any byte is copied out of the core.
+MAX_MEMORY_CODE_OBJECT = 1 << 30
+_ELF_MAGIC = b"\x7fELF"
 
-    def __init__(self, mem: SegmentMap, core_dir: str, sysroot: str | None, solib_search_path: list[str]):
+
+def _inside(root: str, path: str) -> bool:
+    """Whether `path` (already resolved) lies inside `root` (already resolved)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+class CodeObjectLoader:
+    """Reads a code object's bytes for its URI: memory:// from the core, file:// from disk.
+
+    A core is input, so the paths it names are hostile until proven otherwise:
+
+    * with a sysroot, a file:// path resolves inside the sysroot only: symlinks and `..` are resolved
+      first and a result outside the sysroot is refused; there is no fallback to the host path;
+    * without a sysroot, host files are read where the core says, and each one read is reported
+      (`host_files_read`, and a warning) so the user knows what was opened;
+    * the ELF header is checked before anything else, and file bytes are mapped, never read whole.
+    """
+
+    def __init__(self, mem: SegmentMap, core_dir: str, sysroot: str | None, solib_search_path: list[str],
+                 warnings: list[str] | None = None):
         self.mem = mem
         self.core_dir = core_dir
-        self.sysroot = sysroot
+        self.sysroot = os.path.realpath(sysroot) if sysroot else None
         self.search = solib_search_path
+        self.warnings = warnings if warnings is not None else []
+        self.host_files_read: list[str] = []
 
     def candidates(self, path: str) -> list[str]:
+        """Files to try for a file:// path, in order (with a sysroot: only ones inside it)."""
         out = []
-        if self.sysroot:
-            out.append(os.path.join(self.sysroot, path.lstrip("/")))
         base = os.path.basename(path)
-        for d in self.search:
-            out.append(os.path.join(d, base))
-        out.append(path)
-        out.append(os.path.join(self.core_dir, base))
+        if self.sysroot:
+            inside = os.path.realpath(os.path.join(self.sysroot, path.lstrip("/")))
+            if _inside(self.sysroot, inside):
+                out.append(inside)
+            else:
+                self.warnings.append(f"code object path {safe(path)} leaves the sysroot; not read")
+        if base not in ("", ".", ".."):
+            out += [os.path.join(d, base) for d in self.search]
+        if not self.sysroot:
+            out.append(path)
+            if base not in ("", ".", ".."):
+                out.append(os.path.join(self.core_dir, base))
         return out
 
-    def __call__(self, ref: CodeObjectRef) -> bytes:
+    def __call__(self, ref: CodeObjectRef):
         uri = parse_uri(ref.uri)
         if uri.scheme == "memory":
-            return self.mem.read(uri.offset, uri.size or 0)
+            size = uri.size or 0
+            if size > MAX_MEMORY_CODE_OBJECT:
+                raise FormatError(f"{safe(ref.uri)}: size {size} is larger than any code object "
+                                  f"(limit {MAX_MEMORY_CODE_OBJECT >> 20} MiB)")
+            head = self.mem.read(uri.offset, min(size, 4))
+            if head != _ELF_MAGIC[: len(head)] or size < 4:
+                raise FormatError(f"{safe(ref.uri)}: the bytes there are not an ELF file (bad magic)")
+            return self.mem.read(uri.offset, size)
         for cand in self.candidates(uri.path):
             if os.path.isfile(cand):
-                with open(cand, "rb") as f:
-                    f.seek(uri.offset)
-                    data = f.read() if uri.size is None else f.read(uri.size)
-                if uri.size is not None and len(data) != uri.size:
-                    raise FormatError(f"{ref.uri}: file holds {len(data)} of {uri.size} bytes", file=cand)
-                return data
-        raise Unavailable(
-            "file",
-            uri.offset,
-            uri.size or 0,
-            f"{uri.path} not found (tried sysroot, solib-search-path, the core's directory)",
-        )
+                return self._map_file(ref, uri, cand)
+        where = "the sysroot, solib-search-path" if self.sysroot else "the path, solib-search-path, the core's directory"
+        raise Unavailable("file", uri.offset, uri.size or 0, f"{safe(uri.path)} not found (tried {where})")
+
+    def _map_file(self, ref: CodeObjectRef, uri: CodeObjectUri, cand: str):
+        with open_regular(cand, what="code object") as f:
+            file_size = os.fstat(f.fileno()).st_size
+            size = file_size - uri.offset if uri.size is None else uri.size
+            if uri.offset > file_size or size <= 0 or uri.offset + size > file_size:
+                raise FormatError(f"{safe(ref.uri)}: range {uri.offset:#x}+{size} is outside the file",
+                                  file=safe(cand))
+            f.seek(uri.offset)
+            if f.read(4) != _ELF_MAGIC:
+                raise FormatError(f"{safe(ref.uri)}: not an ELF file (bad magic)", file=safe(cand),
+                                  offset=uri.offset)
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        if not self.sysroot and not any(_inside(os.path.realpath(d), os.path.realpath(cand)) for d in self.search):
+            self.host_files_read.append(cand)
+            self.warnings.append(f"code object {safe(ref.uri)} read from host file {safe(cand)} "
+                                 "(named by the core; use --sysroot to confine such paths)")
+        return memoryview(data)[uri.offset : uri.offset + size]
 
 
 def code_objects(

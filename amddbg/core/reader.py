@@ -131,8 +131,10 @@ class Core:
     @cached_property
     def _rdebug(self):
         loader = CodeObjectLoader(
-            self._segments, os.path.dirname(os.path.abspath(self.files[0].path)), self._sysroot, self._search
+            self._segments, os.path.dirname(os.path.abspath(self.files[0].path)), self._sysroot, self._search,
+            self.warnings,
         )
+        self._loader = loader
         return code_objects(self._segments, self.runtime_info.get("r_debug", 0), loader, self.warnings)
 
     @property

@@ -143,9 +143,9 @@ def test_file_uri_resolution(tmp_path):
     assert core.code_objects[0].codeobj.processor == "gfx90a"
     with pytest.raises(Unavailable):
         core.code_objects[1].data  # noqa: B018
-    # relative to the core: a copy next to it is found
-    (tmp_path / "x.co").write_bytes(data)
-    assert open_core(p).code_objects[1].data == data[16:116]
+    # relative to the core: a copy next to it is found (the object sits at offset 16 of the file)
+    (tmp_path / "x.co").write_bytes(bytes(16) + data)
+    assert open_core(p).code_objects[1].data == data[:100]
     # sysroot
     (tmp_path / "root" / "opt" / "rocm" / "lib").mkdir(parents=True)
     (tmp_path / "root" / "opt" / "rocm" / "lib" / CO.name).write_bytes(data)

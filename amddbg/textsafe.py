@@ -11,38 +11,33 @@ that opens an input goes through `check_regular`/`open_regular` first.
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 from amddbg.errors import FormatError
 
-# C0 controls except none (TAB/LF/CR too: a name never legitimately holds them), DEL, C1 controls,
-# and the Unicode bidi overrides that reorder what the user sees.
-_BIDI = {0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
+# C0 controls (TAB/LF/CR too: a name never legitimately holds them), DEL, C1 controls, the Unicode
+# bidi overrides that reorder what the user sees, and surrogate-escaped bytes of non-UTF-8 paths.
+_BAD = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
 
 
-def _needs_escape(cp: int) -> bool:
-    return cp < 0x20 or cp == 0x7F or 0x80 <= cp < 0xA0 or cp in _BIDI or 0xDC80 <= cp <= 0xDCFF
+def _escape(m: re.Match) -> str:
+    cp = ord(m.group())
+    if 0xDC80 <= cp <= 0xDCFF:  # surrogateescape'd byte from a non-UTF-8 path
+        return f"\\x{cp - 0xDC00:02x}"
+    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
 
 
 def safe(text: object) -> str:
     """`text` with every control character shown as a visible escape (``\\x1b``, ``\\u202e``).
 
-    Ordinary text (including non-ASCII letters) is returned unchanged; a backslash is left as is, so
-    the escaped form is for reading, not for round-tripping.
+    Ordinary text (including non-ASCII letters) comes back unchanged, at the cost of one regex search;
+    a backslash is left as is, so the escaped form is for reading, not for round-tripping.
     """
     s = text if isinstance(text, str) else str(text)
-    if not any(_needs_escape(ord(c)) for c in s):
+    if _BAD.search(s) is None:
         return s
-    out = []
-    for c in s:
-        cp = ord(c)
-        if 0xDC80 <= cp <= 0xDCFF:  # surrogateescape'd byte from a non-UTF-8 path
-            out.append(f"\\x{cp - 0xDC00:02x}")
-        elif _needs_escape(cp):
-            out.append(f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}")
-        else:
-            out.append(c)
-    return "".join(out)
+    return _BAD.sub(_escape, s)
 
 
 def rich_text(text: object, style: str = ""):

@@ -13,6 +13,8 @@ import argparse
 import os
 import sys
 
+from amddbg.textsafe import safe
+
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-e", "--exe", "--obj", dest="exe", default="a.out", metavar="FILE",
@@ -66,11 +68,11 @@ def _format(frames, addr: int | None, args, demangle) -> str:
             fn = f.function if f.function is not None else "??"
             if args.demangle and f.function is not None:
                 fn = demangle(fn)
-            out.append(fn + (" at " if args.pretty else "\n"))
+            out.append(safe(fn) + (" at " if args.pretty else "\n"))
         file = f.file if f.file is not None else "??"
         if args.basenames and f.file is not None:
             file = os.path.basename(file)
-        loc = f"{file}:{f.line}"
+        loc = f"{safe(file)}:{f.line}"
         if f.discriminator:
             loc += f" (discriminator {f.discriminator})"
         out.append(loc + "\n")

@@ -14,7 +14,7 @@ import sys
 from amddbg.core import Core, open_core
 from amddbg.core.kfd import RUNTIME_STATES
 from amddbg.errors import AmddbgError, Unavailable
-from amddbg.textsafe import rich_text, safe
+from amddbg.textsafe import safe
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

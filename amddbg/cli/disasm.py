@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from amddbg.errors import NotSupported, UsageError
+from amddbg.textsafe import safe
 
 
 def add_parser(p: argparse.ArgumentParser) -> None:
@@ -198,22 +199,22 @@ def run(args: argparse.Namespace) -> int:
             return ""
         c = all_chunks[i]
         off = target - c.start
-        return f"<{c.name}+{off:#x}>" if off else f"<{c.name}>"
+        return f"<{safe(c.name)}+{off:#x}>" if off else f"<{safe(c.name)}>"
 
-    out.write(f"{args.file}:\tfile format elf64-amdgpu ({co.processor})\n")
+    out.write(f"{safe(args.file)}:\tfile format elf64-amdgpu ({co.processor})\n")
     section = None
     for chunk in picked:
         if chunk.section != section:
             section = chunk.section
-            out.write(f"\nDisassembly of section {section}:\n")
+            out.write(f"\nDisassembly of section {safe(section)}:\n")
         if chunk.name is not None:
-            out.write(f"\n{chunk.start:016x} <{chunk.name}>:\n")
+            out.write(f"\n{chunk.start:016x} <{safe(chunk.name)}>:\n")
         else:
             out.write("\n")
         lines = []
         for ins in instructions(decoder, chunk, window):
             for src in source.get(ins.address, ()):
-                lines.append(f"                {src}\n")
+                lines.append(f"                {safe(src)}\n")
             text = ins.text
             if ins.branch_target is not None:
                 lab = label(ins.branch_target)

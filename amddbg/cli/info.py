@@ -110,9 +110,10 @@ def _filter_kernel(doc: dict[str, Any], name: str | None, where: str, required: 
         return doc
     kernels = [k for k in doc["kernels"] if matches(name, k.get("name")) or matches(name, k.get("symbol"))]
     if not kernels and required:
-        funcs = [f["name"] for f in doc.get("functions", []) if f.get("kind") == "function" and matches(name, f["name"])]
+        funcs = [f["name"] for f in doc.get("functions", [])
+                 if f.get("kind") == "function" and matches(name, f["name"])]
         if funcs:
-            raise UsageError(f"{safe(name)!s} is a device function ({safe(funcs[0])}), not a kernel, in {safe(where)}; "
+            raise UsageError(f"{safe(name)} is a device function ({safe(funcs[0])}), not a kernel, in {safe(where)}; "
                              "use `amddbg disasm --function` or addr2line for it")
         have = ", ".join(safe(k.get("name")) for k in doc["kernels"][:8])
         raise UsageError(f"no kernel named {safe(name)!r} in {safe(where)} (kernels: {have or 'none'})")

@@ -186,7 +186,8 @@ class CodeObjectLoader:
         for cand in self.candidates(uri.path):
             if os.path.isfile(cand):
                 return self._map_file(ref, uri, cand)
-        where = "the sysroot, solib-search-path" if self.sysroot else "the path, solib-search-path, the core's directory"
+        where = ("the sysroot, solib-search-path" if self.sysroot
+                 else "the path, solib-search-path, the core's directory")
         raise Unavailable("file", uri.offset, uri.size or 0, f"{safe(uri.path)} not found (tried {where})")
 
     def _map_file(self, ref: CodeObjectRef, uri: CodeObjectUri, cand: str):

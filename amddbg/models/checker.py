@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import permutations, product
 
+from amddbg.errors import AmddbgError
 from amddbg.models import rel as R
 from amddbg.models.events import INIT, Event
 from amddbg.models.memory import Dynamic, Options, StaticModel
@@ -140,13 +141,62 @@ def asmo_choices(s: StaticModel, po_ordered: bool = False) -> Iterator[R.Rel]:
     yield from rec(0, R.empty(n))
 
 
+# The search is exhaustive, so its cost grows as the product of every read's possible sources and
+# every location's store orders: three threads of two stores and two loads reach millions of
+# candidates. It is bounded: past the bound the search stops with `SearchBound` (no verdict is
+# better than a wrong one), and the bound is reported. AMDDBG_LITMUS_LIMIT or `--limit` raise it.
+DEFAULT_EXECUTION_LIMIT = 200_000
+PROGRESS_EVERY = 2048
+
+
+class SearchBound(AmddbgError):
+    """The candidate-execution search reached its bound before finishing."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"search stopped at its bound of {limit} candidate executions without a verdict "
+                         "(raise it with --limit N or AMDDBG_LITMUS_LIMIT)")
+        self.limit = limit
+
+
+class SearchBudget:
+    """How many candidates the searches of one test may visit in total, and who hears of progress."""
+
+    def __init__(self, limit: int | None = None, progress=None) -> None:
+        import os
+
+        if limit is None:
+            try:
+                limit = int(os.environ.get("AMDDBG_LITMUS_LIMIT", DEFAULT_EXECUTION_LIMIT))
+            except ValueError:
+                limit = DEFAULT_EXECUTION_LIMIT
+        self.limit = max(1, limit)
+        self.visited = 0
+        self.progress = progress  # called with the running count every PROGRESS_EVERY candidates
+
+    def tick(self) -> None:
+        self.visited += 1
+        if self.visited > self.limit:
+            raise SearchBound(self.limit)
+        if self.progress is not None and self.visited % PROGRESS_EVERY == 0:
+            self.progress(self.visited, self.limit)
+
+
+# The budget of the test being decided (set by `verdict.decide`); None: the default bound per search.
+current_budget: SearchBudget | None = None
+
+
 def enumerate_executions(sc: Scenario, options: Options | None = None, need_completion: bool = True,
                          only_consistent: bool = False) -> Iterator[Execution]:
     """Candidate executions of `sc`. `only_consistent` lets a cheap coherence pre-check drop choices
     that cannot be consistent before the model is evaluated (callers that also ask questions about
-    inconsistent candidates, like alloy queries without consistent[X], keep it False)."""
+    inconsistent candidates, like alloy queries without consistent[X], keep it False).
+
+    Bounded by `current_budget` (or a fresh default budget): raises `SearchBound` past it."""
     s = StaticModel(sc.events, sc.po_threads, sc.ssw, options)
-    yield from _enumerate(sc, s, need_completion, only_consistent)
+    budget = current_budget or SearchBudget()
+    for ex in _enumerate(sc, s, need_completion, only_consistent):
+        budget.tick()
+        yield ex
 
 
 def _enumerate(sc: Scenario, s: StaticModel, need_completion: bool, only_consistent: bool = False

@@ -39,6 +39,7 @@ class Verdict:
     explanation: list[str] = field(default_factory=list)
     executions: int = 0
     unroll_bound: int | None = None
+    search_bound: int | None = None  # the candidate-execution bound the search ran under
 
     def as_json(self) -> dict:
         return {"file": self.file, "name": self.name, "condition_holds": self.condition_holds,
@@ -116,12 +117,25 @@ def _common_level(a, b) -> str:
     return "device"
 
 
-def decide(test, nochains: bool = False) -> Verdict:
-    if test.format == "khronos":
-        return _decide_khronos(test, nochains)
-    from amddbg.models.herdcheck import decide_herd
+def decide(test, nochains: bool = False, *, limit: int | None = None, progress=None) -> Verdict:
+    """The verdict of one litmus test. The search visits at most `limit` candidate executions in
+    total (default: `checker.DEFAULT_EXECUTION_LIMIT` or AMDDBG_LITMUS_LIMIT) and raises
+    `checker.SearchBound` past it; `progress(visited, limit)` is called as it goes."""
+    from amddbg.models import checker
 
-    return decide_herd(test, nochains)
+    saved = checker.current_budget
+    checker.current_budget = checker.SearchBudget(limit, progress)
+    try:
+        if test.format == "khronos":
+            v = _decide_khronos(test, nochains)
+        else:
+            from amddbg.models.herdcheck import decide_herd
+
+            v = decide_herd(test, nochains)
+        v.search_bound = checker.current_budget.limit
+        return v
+    finally:
+        checker.current_budget = saved
 
 
 def _eval_query(expr, ex: Execution) -> bool:

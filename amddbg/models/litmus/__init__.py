@@ -11,7 +11,6 @@ from pathlib import Path
 
 from amddbg.errors import FormatError
 
-
 MAX_LITMUS_BYTES = 1 << 20  # litmus tests are a few hundred bytes; a bound keeps /dev/zero-like inputs out
 
 

@@ -297,6 +297,9 @@ def _instr(cell: str, path: str, line: int) -> Instr:
 _CTOK = re.compile(r"\s*(P\d+\s*:\s*r\d+|-?\d+|[A-Za-z_]\w*|/\\|\\/|==|!=|<=|>=|=|<|>|~|\(|\))")
 
 
+MAX_COND_NESTING = 128
+
+
 def _parse_cond(src: str, path: str, line: int):
     toks = []
     pos = 0
@@ -310,15 +313,18 @@ def _parse_cond(src: str, path: str, line: int):
         toks.append(re.sub(r"\s+", "", m.group(1)))
         pos = m.end()
     toks.append(None)
+    # Nesting of '(' and '~' is bounded so a hostile condition cannot exhaust the Python stack.
+    if sum(t in ("(", "~") for t in toks) > MAX_COND_NESTING:
+        raise _err(path, line, f"condition has more than {MAX_COND_NESTING} '(' or '~'")
     i = 0
 
     def peek():
-        return toks[i]
+        return toks[i] if i < len(toks) else None
 
     def take():
         nonlocal i
         i += 1
-        return toks[i - 1]
+        return toks[i - 1] if i - 1 < len(toks) else None
 
     def disj():
         left = conj()

@@ -297,6 +297,7 @@ def _instruction(line: str, path: str, lineno: int, issues: list[str]):
 # ---------------------------------------------------------------- query predicates
 _TOK = re.compile(r"\s*(consistent\[X\]|racefree\[X\]|locordcomplete\[X\]|#[A-Za-z_]+|&&|\|\||!|\(|\)|"
                   r">=|<=|!=|=|<|>|\d+)")
+MAX_QUERY_NESTING = 64
 COUNTABLE = {"dr", "rs", "sw", "hb", "asmo", "locord"}
 
 
@@ -315,28 +316,32 @@ def _parse_pred(text: str, path: str, lineno: int):
     toks.append(None)
     i = 0
 
+    # Past the end every read is None (the end marker): a query cut short is a FormatError below,
+    # never an IndexError.
     def peek():
-        return toks[i]
+        return toks[i] if i < len(toks) else None
 
     def take():
         nonlocal i
-        t = toks[i]
+        t = peek()
         i += 1
         return t
 
-    def expr():
-        left = term()
+    def expr(depth: int = 0):
+        left = term(depth)
         while peek() in ("&&", "||"):
             op = take()
-            left = (op, left, term())
+            left = (op, left, term(depth))
         return left
 
-    def term():
+    def term(depth: int = 0):
+        if depth > MAX_QUERY_NESTING:  # a hostile query must not exhaust the Python stack
+            raise FormatError(f"line {lineno}: query nested more than {MAX_QUERY_NESTING} deep", file=path)
         t = take()
         if t == "!":
-            return ("!", term())
+            return ("!", term(depth + 1))
         if t == "(":
-            e = expr()
+            e = expr(depth + 1)
             if take() != ")":
                 raise FormatError(f"line {lineno}: missing ')' in query", file=path)
             return e
@@ -351,6 +356,8 @@ def _parse_pred(text: str, path: str, lineno: int):
             if op not in ("=", "!=", ">", "<", ">=", "<=") or num is None or not num.isdigit():
                 raise FormatError(f"line {lineno}: malformed count comparison in query", file=path)
             return ("#", name, op, int(num))
+        if t is None:
+            raise FormatError(f"line {lineno}: query ends early", file=path)
         raise FormatError(f"line {lineno}: unsupported query term '{t}'", file=path)
 
     e = expr()

@@ -9,19 +9,44 @@ is the host's (x86-64 ET_CORE); all-zero 4 KiB blocks are left as holes (sparse 
 from __future__ import annotations
 
 import os
+import stat
+import tempfile
 
 from amddbg.core.elffile import PT_LOAD, ElfCore
 from amddbg.core.writer.elfwrite import OutSegment, write_core
-from amddbg.errors import FormatError, UsageError
+from amddbg.errors import AmddbgError, FormatError, UsageError
+from amddbg.textsafe import safe
+
+
+def check_output(out_path: str, inputs: tuple[str, ...], force: bool) -> None:
+    """One-line errors for an output that cannot be written as a regular file, before any work."""
+    shown = safe(out_path)
+    folder = os.path.dirname(os.path.abspath(out_path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{shown}: the output folder {safe(folder)} does not exist")
+    if os.path.lexists(out_path):
+        st = os.stat(out_path) if os.path.exists(out_path) else os.lstat(out_path)
+        if stat.S_ISDIR(st.st_mode):
+            raise UsageError(f"{shown}: is a directory; give a file name for the unified core")
+        if not stat.S_ISREG(st.st_mode):
+            raise UsageError(f"{shown}: is not a regular file (a device, FIFO or socket); "
+                             "the unified core must be written to a file")
+        if not force:
+            raise UsageError(f"{shown} exists (use -f to overwrite)")
+        for p in inputs:
+            if os.path.exists(p) and os.path.samefile(p, out_path):
+                raise UsageError("the output would overwrite an input file")
+    if not os.access(folder, os.W_OK):
+        raise UsageError(f"{shown}: the output folder {safe(folder)} is not writable")
 
 
 def merge_cores(host_path: str, gpu_path: str, out_path: str, *, force: bool = False) -> list[str]:
-    """Write the unified core; return warnings. Refuses to overwrite an existing file unless `force`."""
-    if os.path.exists(out_path) and not force:
-        raise UsageError(f"{out_path} exists (use -f to overwrite)")
-    for p in (host_path, gpu_path):
-        if os.path.exists(out_path) and os.path.samefile(p, out_path):
-            raise UsageError("the output would overwrite an input file")
+    """Write the unified core; return warnings. Refuses to overwrite an existing file unless `force`.
+
+    The core is written to a temporary file in the output's folder and renamed over `out_path` only
+    once complete: a failed merge (bad input, full disk) leaves any previous output untouched.
+    """
+    check_output(out_path, (host_path, gpu_path), force)
     host, gpu = ElfCore(host_path), ElfCore(gpu_path)
     if host.is_gpu_core and not gpu.is_gpu_core:
         host, gpu = gpu, host
@@ -54,5 +79,20 @@ def merge_cores(host_path: str, gpu_path: str, out_path: str, *, force: bool = F
         # host segments keep their PF_* flags; the GPU core's SHF-style flags become PF_R|PF_W
         pf = flags if core is host else 6
         out.append(OutSegment(vaddr, None, memsz, filesz, pf, src=(core.path, off) if filesz else None))
-    write_core(out_path, style="linux", notes=notes, segments=out)
+    folder = os.path.dirname(os.path.abspath(out_path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(out_path) + ".", suffix=".part")
+    os.close(fd)
+    try:
+        # mkstemp makes the file 0600; give it the mode a plain create would (or the old output's)
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = stat.S_IMODE(os.stat(out_path).st_mode) if os.path.isfile(out_path) else 0o666 & ~mask
+        os.chmod(tmp, mode)
+        write_core(tmp, style="linux", notes=notes, segments=out)
+        os.replace(tmp, out_path)
+    except OSError as exc:
+        raise AmddbgError(f"cannot write the unified core: {exc.strerror or exc}", file=safe(out_path)) from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
     return warnings

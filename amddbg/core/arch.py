@@ -154,9 +154,12 @@ class Family:
         )
 
     def exposed_sgprs(self, s: Sizes) -> int:
-        """SGPRs dbgapi exposes: s0 .. (aliased_end - alias_count - 1)."""
-        aliased_end = min(self.scalar_register_count + self.scalar_alias_count, s.sgprs)
-        return max(0, aliased_end - self.scalar_alias_count)
+        """SGPRs dbgapi exposes: every allocated one up to the aliased end, alias slots included.
+
+        A 64-SGPR gfx9 wave shows s0..s63 in ROCgdb (s58..s63 are also its flat_scratch/xnack/vcc
+        aliases); only slots past the architectural file (s108+ of a 112 allocation) are hidden.
+        """
+        return max(0, min(self.scalar_register_count + self.scalar_alias_count, s.sgprs))
 
     # -- TTMP conventions ----------------------------------------------------------------------
     def spi_ttmps_valid(self, ttmps: list[int], r_version: int) -> bool:

@@ -57,6 +57,7 @@ class Host:
     mappings: list[Mapping] = field(default_factory=list)
     auxv: list[tuple[int, int]] = field(default_factory=list)
     page_size: int = 4096
+    process: dict | None = None  # NT_PRPSINFO: pid, ppid, uid, gid, fname, psargs
     _symtabs: dict = field(default_factory=dict, repr=False)
 
     def mapping_for(self, address: int) -> Mapping | None:
@@ -129,6 +130,8 @@ def parse_host_notes(notes) -> Host:
             f = PRSTATUS.unpack(d)
             regs = dict(zip(X86_64_GREGS, struct.unpack(f"<{len(X86_64_GREGS)}Q", f["pr_reg"]), strict=True))
             host.threads.append(HostThread(f["pr_pid"], f["pr_cursig"], regs))
+        elif note.type == NT_PRPSINFO and note.name == "CORE":
+            host.process = parse_prpsinfo(d)
         elif note.type == NT_AUXV and note.name == "CORE":
             n = len(d) // 16
             for i in range(n):
@@ -153,6 +156,31 @@ def parse_host_notes(notes) -> Host:
 def build_prstatus(tid: int, registers: dict[str, int], signal: int = 0) -> bytes:
     regs = struct.pack(f"<{len(X86_64_GREGS)}Q", *(registers.get(r, 0) for r in X86_64_GREGS))
     return PRSTATUS.pack({"pr_info.si_signo": signal, "pr_cursig": signal, "pr_pid": tid, "pr_reg": regs})
+
+
+# struct elf_prpsinfo on x86-64 (136 bytes): state, sname, zomb, nice, pad, pr_flag u64, uid, gid,
+# pid, ppid, pgrp, sid, pr_fname[16], pr_psargs[80]. gdb takes the process id from here.
+_PRPSINFO = struct.Struct("<bbbb4xQIIiiii16s80s")
+
+
+def build_prpsinfo(pid: int, fname: str = "a.out", args: str | None = None, *, uid: int = 1000,
+                   gid: int = 1000, state: str = "R") -> bytes:
+    """NT_PRPSINFO as the Linux kernel writes it (fill_psinfo): a core without it makes gdb-based
+    readers guess pid 1 and lose the threads' process."""
+    args = fname if args is None else args
+    state = state[:1] if state[:1] and state[:1] in "RSDTZW" else "R"
+    return _PRPSINFO.pack("RSDTZW".index(state), ord(state), 0, 0, 0x400000, uid, gid, pid, max(1, pid - 1),
+                          pid, pid, fname.encode()[:15], args.encode()[:79])
+
+
+def parse_prpsinfo(desc: bytes) -> dict | None:
+    """pid, ppid, uid, gid, fname and psargs of an NT_PRPSINFO note (None if too short)."""
+    if len(desc) < _PRPSINFO.size:
+        return None
+    f = _PRPSINFO.unpack_from(desc)
+    return {"pid": f[7], "ppid": f[8], "uid": f[5], "gid": f[6],
+            "fname": f[11].split(b"\0", 1)[0].decode("utf-8", "replace"),
+            "psargs": f[12].split(b"\0", 1)[0].decode("utf-8", "replace")}
 
 
 def build_nt_file(mappings: list[Mapping], page_size: int = 4096) -> bytes:

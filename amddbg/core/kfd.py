@@ -56,6 +56,87 @@ EXCEPTION_CODES = {
 }
 
 
+# Node capability and debug property bits (ROCdbgapi src/linux/kfd_sysfs.h; kernel kfd_topology.h).
+HSA_CAP_WATCH_POINTS_SUPPORTED = 0x00000080
+HSA_CAP_WATCH_POINTS_TOTALBITS_SHIFT = 8
+HSA_CAP_TRAP_DEBUG_SUPPORT = 0x00008000
+HSA_CAP_TRAP_DEBUG_WAVE_LAUNCH_TRAP_OVERRIDE_SUPPORTED = 0x00010000
+HSA_CAP_TRAP_DEBUG_WAVE_LAUNCH_MODE_SUPPORTED = 0x00020000
+HSA_CAP_TRAP_DEBUG_PRECISE_MEMORY_OPERATIONS_SUPPORTED = 0x00040000
+HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED = 0x20000000
+HSA_DBG_WATCH_ADDR_MASK_HI_BIT_SHIFT = 4
+HSA_DBG_DISPATCH_INFO_ALWAYS_VALID = 0x00000400
+
+_DEBUG_CAPS = (
+    HSA_CAP_WATCH_POINTS_SUPPORTED
+    | 2 << HSA_CAP_WATCH_POINTS_TOTALBITS_SHIFT  # 4 address watch points
+    | HSA_CAP_TRAP_DEBUG_SUPPORT
+    | HSA_CAP_TRAP_DEBUG_WAVE_LAUNCH_TRAP_OVERRIDE_SUPPORTED
+    | HSA_CAP_TRAP_DEBUG_WAVE_LAUNCH_MODE_SUPPORTED
+    | HSA_CAP_TRAP_DEBUG_PRECISE_MEMORY_OPERATIONS_SUPPORTED
+    | HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED
+)
+
+# What the KFD topology of real boards reports for one agent (one GCD / one partition), as the kernel
+# fills `kfd_dbg_device_info_entry` from the node properties: PCI ids, MEC firmware version, shader
+# array geometry, debug capabilities (the firmware bit is set when the MEC firmware supports the
+# debugger) and debug properties (address-watch mask bits; dispatch info always valid from GC 9.4.2).
+# Values are representative of shipping boards; docs/hardening.md says where each comes from.
+AGENT_PROFILES: dict[str, dict[str, int]] = {
+    # AMD Instinct MI250X, one GCD (gfx90a, GC 9.4.2): 110 CUs x 4 SIMDs, 8 shader arrays
+    "gfx90a": {
+        "location_id": 0xC100, "vendor_id": 0x1002, "device_id": 0x740C, "revision_id": 0x01,
+        "subsystem_vendor_id": 0x1002, "subsystem_device_id": 0x0B0C, "fw_version": 78,
+        "simd_count": 440, "max_waves_per_simd": 8, "array_count": 8, "simd_arrays_per_engine": 1, "num_xcc": 1,
+        "capability": _DEBUG_CAPS,
+        "debug_prop": 6 | 29 << HSA_DBG_WATCH_ADDR_MASK_HI_BIT_SHIFT | HSA_DBG_DISPATCH_INFO_ALWAYS_VALID,
+    },
+    # AMD Instinct MI300X (gfx942, GC 9.4.3), SPX mode: 8 XCCs, 304 CUs x 4 SIMDs, 32 shader arrays
+    "gfx942": {
+        "location_id": 0x0C00, "vendor_id": 0x1002, "device_id": 0x74A1, "revision_id": 0x00,
+        "subsystem_vendor_id": 0x1002, "subsystem_device_id": 0x74A1, "fw_version": 157,
+        "simd_count": 1216, "max_waves_per_simd": 8, "array_count": 32, "simd_arrays_per_engine": 1, "num_xcc": 8,
+        "capability": _DEBUG_CAPS,
+        "debug_prop": 6 | 30 << HSA_DBG_WATCH_ADDR_MASK_HI_BIT_SHIFT | HSA_DBG_DISPATCH_INFO_ALWAYS_VALID,
+    },
+    # AMD Radeon RX 7900 XTX (gfx1100, GC 11.0.0): 96 CUs x 2 SIMDs, 12 shader arrays in 6 engines
+    "gfx1100": {
+        "location_id": 0x0300, "vendor_id": 0x1002, "device_id": 0x744C, "revision_id": 0xC8,
+        "subsystem_vendor_id": 0x1002, "subsystem_device_id": 0x0E3B, "fw_version": 2250,
+        "simd_count": 192, "max_waves_per_simd": 16, "array_count": 12, "simd_arrays_per_engine": 2, "num_xcc": 1,
+        "capability": _DEBUG_CAPS,
+        "debug_prop": 7 | 29 << HSA_DBG_WATCH_ADDR_MASK_HI_BIT_SHIFT,
+    },
+}
+
+# ROCdbgapi 0.77 accepts ROCr's r_debug versions 8..10 (newer rocm-systems dbgapi wants 12).
+R_VERSION_MIN, R_VERSION_MAX = 8, 10
+
+
+def agent_debuggable_warnings(entry: dict) -> list[str]:
+    """Why ROCdbgapi would not debug this agent (or not open the core at all), as it says it.
+
+    dbgapi reads the firmware bit of `capability` to decide whether the agent can be debugged
+    ("firmware version N not supported": no queues, no waves), and aborts with "Invalid node
+    properties" when the shader geometry is zero.
+    """
+    out = []
+    gid = entry.get("gpu_id", 0)
+    cap = entry.get("capability", 0)
+    if not cap & HSA_CAP_TRAP_DEBUG_SUPPORT:
+        out.append(f"agent gpu_id {gid}: capability {cap:#x} lacks HSA_CAP_TRAP_DEBUG_SUPPORT: "
+                   "dbgapi would treat it as not debuggable (no queues, no waves)")
+    if not cap & HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED:
+        out.append(f"agent gpu_id {gid}: firmware version {entry.get('fw_version', 0)} not supported "
+                   f"(capability {cap:#x} lacks HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED): dbgapi would show "
+                   "no queues and no waves for it; this core could not have been debugged")
+    zero = [k for k in ("simd_count", "max_waves_per_simd", "array_count", "simd_arrays_per_engine", "num_xcc")
+            if not entry.get(k)]
+    if zero:
+        out.append(f"agent gpu_id {gid}: {', '.join(zero)} zero: dbgapi stops with \"Invalid node properties\"")
+    return out
+
+
 def exception_mask(code: int) -> int:
     """KFD_EC_MASK(ecode) = 1 << (ecode - 1)."""
     return 1 << (code - 1)
@@ -126,7 +207,7 @@ def parse_kfd_note(desc: bytes | memoryview, *, file: str | None = None, offset:
     qsize, qcount = hdr["queue_entry_size"], hdr["queue_entry_count"]
     for what, v in (("runtime_info_size", rsize), ("agent_entry_size", asize), ("queue_entry_size", qsize)):
         if v % 8:
-            warnings.append(f"{what} {v} is not a multiple of 8")
+            warnings.append(f"{what} {v} is not a multiple of 8 (dbgapi rejects such notes)")
     pos = 8 + NOTE_HEADER.size
     need = pos + rsize + acount * asize + qcount * qsize
     if need > n:

@@ -22,7 +22,10 @@ from amddbg.core.kfd import (
     NT_AMDGPU_KFD_CORE_STATE,
     QUEUE_TYPE_COMPUTE_AQL,
     QUEUE_TYPES,
+    R_VERSION_MAX,
+    R_VERSION_MIN,
     KfdNote,
+    agent_debuggable_warnings,
     exception_names,
     parse_kfd_note,
     processor_name,
@@ -67,6 +70,8 @@ class Core:
         self.memory = CoreMemory(self)
         self._sysroot = sysroot
         self._search = list(solib_search_path or [])
+        for e in self.kfd.agents:  # what dbgapi would refuse, said as dbgapi says it
+            self.warnings += agent_debuggable_warnings(e)
         if self.runtime_info.get("runtime_state") != 1:
             self.warnings.append(
                 f"runtime state is {self.runtime_info.get('runtime_state')} (not enabled): dbgapi would "
@@ -135,7 +140,14 @@ class Core:
             self.warnings,
         )
         self._loader = loader
-        return code_objects(self._segments, self.runtime_info.get("r_debug", 0), loader, self.warnings)
+        out = code_objects(self._segments, self.runtime_info.get("r_debug", 0), loader, self.warnings)
+        rd = out[0]
+        if rd is not None and not R_VERSION_MIN <= rd["r_version"] <= R_VERSION_MAX:
+            self.warnings.append(
+                f"_amdgpu_r_debug.r_version is {rd['r_version']}: ROCdbgapi 0.77 accepts "
+                f"{R_VERSION_MIN}..{R_VERSION_MAX} (newer dbgapi 12) and would not load this process's code objects"
+            )
+        return out
 
     @property
     def r_debug(self) -> dict | None:

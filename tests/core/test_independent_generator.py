@@ -59,7 +59,7 @@ def test_reads_independently_generated_core(generator, arch, tmp_path):
             if e["first"] and e["lds_seed"] == 0:  # wave 0 also has TRAPSTS.illegal_inst
                 want.add("illegal_instruction")
         assert set(w.stop_reason) == want
-        assert w.sgprs == e["sgprs"]
+        assert w.sgprs[: len(e["sgprs"])] == e["sgprs"]  # dbgapi shows every allocated SGPR
         assert w.vgprs == e["vgprs"]
         assert w.accvgprs == e["accvgprs"]
         assert w.record_begin == w.context_save_address + (64 if arch == "gfx90a" else 0) - e["record_size"]

@@ -20,8 +20,14 @@ import struct
 from dataclasses import dataclass, field
 
 from amddbg.core.arch import TTMP6_WAVE_STOPPED, Family, Sizes, WaveWord, family_for
-from amddbg.core.host import Mapping, build_auxv, build_nt_file, build_prstatus
-from amddbg.core.kfd import NOTE_NAME, NT_AMDGPU_KFD_CORE_STATE, build_kfd_note, gfx_target_version
+from amddbg.core.host import Mapping, build_auxv, build_nt_file, build_prpsinfo, build_prstatus
+from amddbg.core.kfd import (
+    AGENT_PROFILES,
+    NOTE_NAME,
+    NT_AMDGPU_KFD_CORE_STATE,
+    build_kfd_note,
+    gfx_target_version,
+)
 from amddbg.core.layouts import (
     AMD_QUEUE,
     CONTEXT_SAVE_AREA_HEADER,
@@ -39,8 +45,9 @@ from amddbg.core.writer.elfwrite import OutSegment, load_flags, write_core
 PAGE = 4096
 HOST_BASE = 0x7F12_0000_0000
 GPU_BASE = 0x7FEE_0000_0000
-HSA_CAP_TRAP_DEBUG_SUPPORT = 0x8000
-HSA_DBG_DISPATCH_INFO_ALWAYS_VALID = 0x400
+# A debuggable agent for processors without a board profile: MI250-like geometry, debug firmware.
+_GENERIC_AGENT = dict(AGENT_PROFILES["gfx90a"], device_id=0, subsystem_device_id=0, num_xcc=1,
+                      debug_prop=6 | 29 << 4)
 KFD_IOC_QUEUE_TYPE_COMPUTE_AQL = 2
 HSA_PACKET_TYPE_KERNEL_DISPATCH = 2
 
@@ -105,6 +112,7 @@ class HostImage:
     mappings: list[Mapping] = field(default_factory=list)
     auxv: list[tuple[int, int]] = field(default_factory=lambda: [(6, PAGE)])
     memory: list[tuple[int, bytes]] = field(default_factory=list)
+    fname: str = "a.out"  # NT_PRPSINFO pr_fname (the executable's name, 15 bytes at most)
 
 
 class CoreBuilder:
@@ -164,18 +172,20 @@ class CoreBuilder:
         processor = processor or self.arch
         fam = family_for(processor)
         gpu_id = gpu_id if gpu_id is not None else 0x1000 + 0x111 * len(self.agents)
+        # What a real board of this processor reports (AGENT_PROFILES), else a generic debuggable
+        # agent; shader arrays scale with the XCCs.
+        profile = dict(AGENT_PROFILES.get(processor.split(":")[0], _GENERIC_AGENT))
+        if num_xcc != profile.get("num_xcc", num_xcc):
+            per = max(1, profile["array_count"] // profile["num_xcc"])
+            profile["array_count"] = per * num_xcc
+            profile["simd_count"] = max(1, profile["simd_count"] // profile["num_xcc"]) * num_xcc
+        profile.pop("num_xcc", None)
         fields = {
             "gpu_id": gpu_id,
             "gfx_target_version": gfx_target_version(processor),
             "num_xcc": num_xcc,
             "exception_status": exception_status,
-            "vendor_id": 0x1002,
-            "simd_count": 4 * 104,
-            "max_waves_per_simd": 8,
-            "array_count": 8 * num_xcc,
-            "simd_arrays_per_engine": 1,
-            "capability": HSA_CAP_TRAP_DEBUG_SUPPORT,
-            "debug_prop": 0,
+            **profile,
             "lds_base": 1 << 48,
             "lds_limit": (1 << 48) | 0xFFFFFFFF,
             "scratch_base": 2 << 48,
@@ -614,13 +624,16 @@ class CoreBuilder:
         segs += [OutSegment(a, None, s, 0, load_flags("linux")) for a, s in self._unavailable]
         write_core(path, style="linux", notes=notes, segments=segs)
 
-    @staticmethod
-    def _host_notes(host: HostImage) -> list[tuple[str, int, bytes]]:
-        notes = [("CORE", 1, build_prstatus(tid, regs, sig)) for tid, regs, sig in host.threads]
+    def _host_notes(self, host: HostImage) -> list[tuple[str, int, bytes]]:
+        """Host notes in the Linux kernel's order: the first thread's NT_PRSTATUS, NT_PRPSINFO (gdb takes
+        the pid from it), NT_AUXV, NT_FILE, then the other threads' NT_PRSTATUS."""
+        threads = [("CORE", 1, build_prstatus(tid, regs, sig)) for tid, regs, sig in host.threads]
+        notes = threads[:1]
+        notes.append(("CORE", 3, build_prpsinfo(self.pid, host.fname)))
         notes.append(("CORE", 6, build_auxv(host.auxv)))
         if host.mappings:
             notes.append(("CORE", 0x46494C45, build_nt_file(host.mappings)))
-        return notes
+        return notes + threads[1:]
 
 
 def _elf_load_segments(data: bytes) -> list[tuple[int, bytes]]:

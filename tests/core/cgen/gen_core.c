@@ -215,6 +215,11 @@ int main(int argc, char **argv) {
   ag.simd_count = 440; ag.max_waves_per_simd = 8; ag.array_count = 8; ag.simd_arrays_per_engine = 1;
   ag.exception_status = (1ull << (4 - 1)) | (1ull << (33 - 1)); /* ILLEGAL_INSTRUCTION, DEVICE_MEMORY_VIOLATION */
   ag.capability2 = 0xdead; /* a field newer than the reader's struct: ignored */
+  /* what a debuggable board reports (kfd_sysfs.h bits): watch points, trap debug, launch override/mode,
+     precise memory, HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED; without the firmware bit dbgapi refuses */
+  ag.capability = 0x80 | (2 << 8) | 0x8000 | 0x10000 | 0x20000 | 0x40000 | 0x20000000;
+  ag.fw_version = arch_gfx11 ? 2250 : 78; ag.vendor_id = 0x1002; ag.device_id = arch_gfx11 ? 0x744C : 0x740C;
+  ag.location_id = 0xC100; ag.debug_prop = arch_gfx11 ? (7 | 29 << 4) : (6 | 29 << 4 | 0x400);
   memcpy(desc + dn, &ag, sizeof ag); dn += sizeof ag;
   struct kfd_queue_snapshot_entry qe; memset(&qe, 0, sizeof qe);
   qe.exception_status = 1ull << (2 - 1); qe.ring_base_address = RING_ADDR;

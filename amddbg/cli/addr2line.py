@@ -100,6 +100,11 @@ def _stdin_lines():
         yield rest.decode("utf-8", "replace").rstrip("\r")
 
 
+def _is_elf(path: str) -> bool:
+    with open(path, "rb") as f:
+        return f.read(4) == b"\x7fELF"
+
+
 def run(args: argparse.Namespace) -> int:
     from amddbg.dwarf.reader import paused_gc
 
@@ -120,6 +125,10 @@ def _run(args: argparse.Namespace) -> int:
     from amddbg.textsafe import check_regular
 
     check_regular(args.exe)  # a FIFO or /dev/zero would block or read without end
+    if _is_elf(args.exe):
+        from amddbg.codeobj.elf import check_debug_sections
+
+        check_debug_sections(args.exe)  # no gigabyte sections, none in the holes of a sparse file
     sym = Symbolizer.from_path(args.exe, use_cache=False if args.no_cache else None)
     tokens = args.addresses_in if args.addresses_in else _stdin_lines()
     # Our own buffering: answers are written per stdin chunk (or every 512 addresses), so neither

@@ -11,6 +11,7 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -266,3 +267,37 @@ def iter_notes(data, start: int, size: int, name: str, align: int = 4) -> Iterat
         owner = bytes(data[name_off : name_off + namesz]).rstrip(b"\0").decode("utf-8", "replace")
         yield Note(owner, ntype, bytes(data[desc_off : desc_off + descsz]), pos)
         pos = next_pos
+
+
+# DWARF sections of the largest real code objects are a few hundred MB (rocsparse gfx90a .debug_info:
+# 180 MB). A larger claim, or a section lying wholly in a hole of a sparse file, is not debug
+# information: refusing it up front keeps a DWARF reader from touching gigabytes of zeros.
+MAX_DEBUG_SECTION = 1 << 30
+
+
+def check_debug_sections(path: str | os.PathLike, prefixes: tuple[str, ...] = (".debug_", ".eh_frame")) -> None:
+    """FormatError if a debug section of the ELF file at `path` is out of bounds, larger than
+    `MAX_DEBUG_SECTION`, or has no data on disk (a hole of a sparse file)."""
+    name = os.fspath(path)
+    elf = ElfFile.from_path(name)
+    fd = os.open(name, os.O_RDONLY)
+    try:
+        for sec in elf.sections:
+            if sec.type == SHT_NOBITS or not sec.size or not sec.name.startswith(prefixes):
+                continue
+            elf._check_range(sec.offset, sec.size, f"section {sec.name}")
+            if sec.size > MAX_DEBUG_SECTION:
+                raise FormatError(f"section {sec.name} claims {sec.size} bytes (more than the "
+                                  f"{MAX_DEBUG_SECTION >> 20} MiB any real debug section holds)",
+                                  file=name, offset=sec.offset)
+            try:
+                data_at = os.lseek(fd, sec.offset, os.SEEK_DATA)
+            except OSError:  # ENXIO: no data after the offset; or SEEK_DATA unsupported (EINVAL)
+                import errno
+
+                data_at = None if sys.exc_info()[1].errno == errno.ENXIO else sec.offset
+            if data_at is None or data_at >= sec.offset + sec.size:
+                raise FormatError(f"section {sec.name} lies in a hole of a sparse file (no data on disk)",
+                                  file=name, offset=sec.offset)
+    finally:
+        os.close(fd)

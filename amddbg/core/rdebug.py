@@ -202,6 +202,10 @@ class CodeObjectLoader:
                 raise FormatError(f"{safe(ref.uri)}: not an ELF file (bad magic)", file=safe(cand),
                                   offset=uri.offset)
             data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        if uri.offset == 0:
+            from amddbg.codeobj.elf import check_debug_sections
+
+            check_debug_sections(cand)  # no gigabyte or sparse-hole DWARF sections behind the waves' source
         if not self.sysroot and not any(_inside(os.path.realpath(d), os.path.realpath(cand)) for d in self.search):
             self.host_files_read.append(cand)
             self.warnings.append(f"code object {safe(ref.uri)} read from host file {safe(cand)} "

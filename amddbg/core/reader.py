@@ -219,7 +219,13 @@ class Core:
     def symbolize(self, address: int) -> tuple[CodeObjectRef, str, int] | None:
         """(code object, function name, offset) of a GPU address inside a loaded code object."""
         for ref, co in self._parsed_code_objects():
-            sym = co.symbol_at(address - ref.load_address)
+            try:
+                sym = co.symbol_at(address - ref.load_address)
+            except AmddbgError as exc:  # a damaged symbol table costs the names, not the core's view
+                msg = f"code object {ref.uri}: symbols unreadable: {exc.message}"
+                if msg not in self.warnings:
+                    self.warnings.append(msg)
+                continue
             if sym is not None:
                 return ref, sym.name, address - ref.load_address - sym.address
         return None
@@ -229,7 +235,10 @@ class Core:
         if dispatch.kernel_object is None:
             return None
         for ref, co in self._parsed_code_objects():
-            k = co.kernel_by_descriptor(dispatch.kernel_object - ref.load_address)
+            try:
+                k = co.kernel_by_descriptor(dispatch.kernel_object - ref.load_address)
+            except AmddbgError:
+                continue
             if k is not None:
                 return k.name
         return None

@@ -63,7 +63,9 @@ class HerdTest:
 
 
 def _err(path: str, line: int, what: str) -> FormatError:
-    return FormatError(f"line {line}: {what}", file=path)
+    from amddbg.textsafe import safe
+
+    return FormatError(f"line {line}: {safe(what)}", file=path)  # quoted file text stays on one line
 
 
 def parse(text: str, path: str) -> HerdTest:

@@ -23,7 +23,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
                         help="use the model variant without availability/visibility chains")
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="stop after N candidate executions per test without a verdict "
-                             "(default 200000, or AMDDBG_LITMUS_LIMIT)")
+                             "(default 50000, or AMDDBG_LITMUS_LIMIT)")
 
 
 def render(v: Verdict) -> str:

@@ -158,36 +158,53 @@ def _eval_query(expr, ex: Execution) -> bool:
 
 
 def _decide_khronos(test, nochains: bool) -> Verdict:
-    results: dict[bool, list[Execution]] = {}
+    """Stream the candidate executions (never held in a list: the bounded search may visit tens of
+    thousands of them, ~10 KB each): one pass per model variant answers every query of that variant
+    and keeps the counts and the first witnesses the explanation needs."""
+    summaries: dict[bool, dict] = {}
 
-    def execs(chains: bool) -> list[Execution]:
-        if chains not in results:
-            results[chains] = list(enumerate_executions(test.scenario, Options(chains=chains)))
-        return results[chains]
+    def summary(chains: bool) -> dict:
+        if chains not in summaries:
+            mine = [i for i, q in enumerate(test.queries) if (not q.nochains) == chains]
+            out = {"n": 0, "consistent": 0, "first": None, "witness": None, "racy": None,
+                   "sat": dict.fromkeys(mine, False)}
+            for ex in enumerate_executions(test.scenario, Options(chains=chains)):
+                out["n"] += 1
+                if out["first"] is None:
+                    out["first"] = ex
+                for i in mine:
+                    if not out["sat"][i] and _eval_query(test.queries[i].expr, ex):
+                        out["sat"][i] = True
+                if ex.consistent:
+                    out["consistent"] += 1
+                    out["witness"] = out["witness"] or ex
+                    if ex.races and out["racy"] is None:
+                        out["racy"] = ex
+            summaries[chains] = out
+        return summaries[chains]
 
     queries = []
-    for q in test.queries:
-        exs = execs(not q.nochains)
-        sat = any(_eval_query(q.expr, ex) for ex in exs)
+    for i, q in enumerate(test.queries):
+        sat = summary(not q.nochains)["sat"][i]
         queries.append(QueryResult(q.text, q.line, q.nochains, q.expect_sat, sat))
-    exs = execs(not nochains)
-    consistent = [ex for ex in exs if ex.consistent]
-    racy = [ex for ex in consistent if ex.races]
-    v = Verdict(test.path, test.name, bool(consistent), bool(racy), True, queries, executions=len(exs))
+    sm = summary(not nochains)
+    n_exs, n_consistent = sm["n"], sm["consistent"]
+    racy_ex = sm["racy"]
+    v = Verdict(test.path, test.name, bool(n_consistent), racy_ex is not None, True, queries, executions=n_exs)
     model = "NOCHAINS model" if nochains else "model with availability/visibility chains"
     if test.scenario.ill_formed:
         v.explanation.append(f"no execution: the program violates the model's static rules: "
                              f"{test.scenario.ill_formed}")
-    elif consistent:
-        ex = racy[0] if racy else consistent[0]
-        v.explanation.append(f"{len(consistent)} of {len(exs)} candidate executions are consistent ({model}); "
+    elif n_consistent:
+        ex = racy_ex or sm["witness"]
+        v.explanation.append(f"{n_consistent} of {n_exs} candidate executions are consistent ({model}); "
                              f"witness:")
         v.explanation += ["  " + ln for ln in describe_rf(ex, ex.witness_rf())]
-        if racy:
-            a, b = racy[0].races[0]
-            v.explanation += explain_race(racy[0], a, b)
+        if racy_ex is not None:
+            a, b = racy_ex.races[0]
+            v.explanation += explain_race(racy_ex, a, b)
     else:
         v.explanation.append(f"no consistent execution ({model}) satisfies the values required by the test")
-        if exs:
-            v.explanation.append(f"  e.g. {exs[0].failure}")
+        if sm["first"] is not None:
+            v.explanation.append(f"  e.g. {sm['first'].failure}")
     return v

@@ -160,7 +160,7 @@ def test_litmus_search_is_bounded_and_reported(tmp_path):
     assert_one_line_error(r)
     assert "--limit" in r.stderr
     r = run(["litmus", str(p)])
-    assert r.returncode == 0 and "search bound: 200000" in r.stdout
+    assert r.returncode == 0 and "search bound: 50000" in r.stdout
 
 
 def test_litmus_progress_is_called(tmp_path, monkeypatch):

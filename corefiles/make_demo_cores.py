@@ -15,6 +15,11 @@ kernels (taken from the stored llvm-objdump reference dump next to the object):
   llvm22-gfx942-w64-O0-cl.co (resolve with --solib-search-path corefiles/co); merge with
   `amddbg coremerge`.
 
+Every agent entry is what a real board reports (amddbg.core.kfd.AGENT_PROFILES: MI250X GCD for
+gfx90a, MI300X for gfx942, RX 7900 XTX for gfx1100): debug capability with
+HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED, debug_prop, fw_version, PCI ids and non-zero shader geometry, so
+ROCdbgapi 0.77 would open the cores; host and unified cores carry NT_PRPSINFO.
+
 usage: python corefiles/make_demo_cores.py [--out DIR]
 """
 

@@ -94,8 +94,8 @@ def render(doc: dict[str, Any], *, show_args: bool = False, console: Console | N
 
 def _render_code_object(doc: dict[str, Any], console: Console, show_args: bool) -> None:
     head = Table.grid(padding=(0, 2))
-    head.add_column(style="bold")
-    head.add_column()
+    head.add_column(style="bold", no_wrap=True)
+    head.add_column(overflow="ellipsis")  # a long path is cut, not folded mid-name
     head.add_row(*cells("file", str(doc.get("file"))))
     head.add_row(*cells("processor", f"{doc['processor']} ({doc.get('family') or 'unknown family'})"))
     head.add_row(*cells("target id", doc["target_id"]))

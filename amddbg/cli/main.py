@@ -81,10 +81,29 @@ def entry() -> None:
         try:
             sys.stdout.flush()
             sys.stderr.flush()
-        except (BrokenPipeError, OSError):
+        except BrokenPipeError:
             pass
+        except OSError as exc:  # output to a full disk: say so (rc 2), never a silent truncation
+            rc = _output_failed(exc)
         os._exit(rc)
     raise SystemExit(rc)
+
+
+# Writing the output failed for want of space: a user-level error, not an internal one.
+_OUTPUT_ERRNOS = frozenset({28, 122, 27})  # ENOSPC, EDQUOT, EFBIG
+
+
+def _output_failed(exc: OSError) -> int:
+    """One line for an output that could not be written (full disk, quota); returns exit status 2."""
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - no second failing flush at exit
+    except OSError:
+        pass
+    try:
+        print(f"amddbg: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+    except OSError:
+        pass
+    return 2
 
 
 def _safe(value: object) -> str:
@@ -127,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         return 0
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        return _output_failed(exc)
     except Exception as exc:  # a bug in amddbg: still one line unless --debug
         if debug:
             import traceback

@@ -142,3 +142,17 @@ def test_coremerge_full_disk_is_one_line(tmp_path, monkeypatch):
     with pytest.raises(AmddbgError, match="No space left on device"):
         merge.merge_cores(HOST, GPU, str(tmp_path / "u.core"))
     assert os.listdir(tmp_path) == ["disk"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("argv", [["info", CORE], ["info", "--json", str(CO_PATH)], ["disasm", str(CO_PATH)],
+                                  ["addr2line", "-e", str(CO_PATH), "0x2800"], ["dwarf", "cfi", str(CO_PATH)]])
+def test_output_to_a_full_disk_is_one_line(argv):
+    """/dev/full fails every write with ENOSPC, like a full disk; small outputs fail at the final flush."""
+    import sys
+
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-c", "from amddbg.cli.main import entry; entry()", *argv],
+                           stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr == "amddbg: error: cannot write the output: No space left on device\n"

@@ -223,14 +223,20 @@ def render(core: Core, *, registers: bool = False, console=None, kernel: str | N
         t.add_row(*cells(q.queue_id, q.gpu_id, q.queue_type, _hex(q.ring_base_address), q.ring_size,
                          _hex(q.ctx_save_restore_address), ids, ", ".join(q.exceptions) or "-"))
     con.print(t)
-    t = table(con, "Dispatches", ["queue", "dispatch", "grid", "workgroup", "kernel object", "entry", "kernel"],
-              free=("kernel",))
+    head = ["queue", "dispatch", "grid", "workgroup", "kernel object", "entry"]
+    rows = []
     for d in core.dispatches:
         kd = d.kernel_descriptor
-        t.add_row(*cells(d.queue_id, d.dispatch_id, "x".join(map(str, d.grid_size or ())) or "?",
-                         "x".join(map(str, d.workgroup_size or ())) or "?", _hex(d.kernel_object),
-                         _hex(kd.entry_address if kd else None), core.kernel_name(d) or d.error or "?"))
-    con.print(t)
+        rows.append(([str(d.queue_id), str(d.dispatch_id), "x".join(map(str, d.grid_size or ())) or "?",
+                      "x".join(map(str, d.workgroup_size or ())) or "?", _hex(d.kernel_object),
+                      _hex(kd.entry_address if kd else None)], core.kernel_name(d) or d.error or "?"))
+    if narrow:  # the kernel name on its own line, never cut
+        _listing(con, "Dispatches", head, [(r, f"kernel {k}") for r, k in rows])
+    else:
+        t = table(con, "Dispatches", [*head, "kernel"], free=("kernel",))
+        for r, k in rows:
+            t.add_row(*cells(*r, k))
+        con.print(t)
     t = table(con, "Code objects", ["load address", "uri"], free=("uri",))
     for c in core.code_objects:
         t.add_row(*cells(_hex(c.load_address), c.uri))
@@ -297,24 +303,31 @@ def render(core: Core, *, registers: bool = False, console=None, kernel: str | N
         con.print(t)
 
 
+def _listing(con, title: str, head: list[str], rows: list[tuple[list[str], str]]) -> None:
+    """A borderless listing for narrow terminals: fixed-width columns of short values, each row
+    followed by its long text (names, sources) indented on a line of its own."""
+    from rich.text import Text
+
+    widths = [max([len(h)] + [len(r[c]) for r, _ in rows]) for c, h in enumerate(head)]
+    con.print(Text(title, style="italic"))
+    con.print(Text(" ".join(h.ljust(widths[c]) for c, h in enumerate(head)).rstrip(), style="bold"))
+    for r, extra in rows:
+        con.print(Text(safe(" ".join(v.ljust(widths[c]) for c, v in enumerate(r)).rstrip())))
+        if extra:
+            con.print(Text("    " + safe(extra)))
+
+
 def _narrow_waves(con, rows, where) -> None:
     """The wave table for terminals under 120 columns: a line of numbers per wave (about 75 columns),
     then the wave's function and source line indented below it, never cut or folded mid-name."""
-    from rich.text import Text
-
     head = ["#", "queue", "disp", "workgroup", "wave", "pc", "exec", "status", "stop reason"]
     body = []
-    for i, ((w, _fn, _src), wg) in enumerate(zip(rows, where, strict=True)):
-        body.append([str(i), str(w.queue_id), "?" if w.dispatch_id is None else str(w.dispatch_id), wg,
-                     "?" if w.wave_in_group is None else str(w.wave_in_group), _hex(w.pc), f"{w.exec:#x}",
-                     f"{w.status:#x}", ", ".join(w.stop_reason) or "-"])
-    widths = [max([len(h)] + [len(r[c]) for r in body]) for c, h in enumerate(head)]
-    con.print(Text(f"Waves ({len(rows)})", style="italic"))
-    con.print(Text(" ".join(h.ljust(widths[c]) for c, h in enumerate(head)).rstrip(), style="bold"))
-    for r, (_w, fn, src) in zip(body, rows, strict=True):
-        con.print(Text(safe(" ".join(v.ljust(widths[c]) for c, v in enumerate(r)).rstrip())))
-        if fn or src:
-            con.print(Text("    " + safe(fn) + (f"  at {safe(src)}" if src else "")))
+    for i, ((w, fn, src), wg) in enumerate(zip(rows, where, strict=True)):
+        body.append(([str(i), str(w.queue_id), "?" if w.dispatch_id is None else str(w.dispatch_id), wg,
+                      "?" if w.wave_in_group is None else str(w.wave_in_group), _hex(w.pc), f"{w.exec:#x}",
+                      f"{w.status:#x}", ", ".join(w.stop_reason) or "-"],
+                     (fn + (f"  at {src}" if src else "")) if (fn or src) else ""))
+    _listing(con, f"Waves ({len(rows)})", head, body)
 
 
 def _wave_kernel(core: Core, w) -> str | None:

@@ -38,7 +38,17 @@ def run(args: argparse.Namespace) -> int:
             core_info = importlib.import_module("amddbg.cli.core_info")
         except ModuleNotFoundError:
             raise NotSupported("reading core files") from None
-        return int(core_info.run(args) or 0)
+        others = [f for f, k in zip(args.files, kinds, strict=True) if k != "core"]
+        if not others:
+            return int(core_info.run(args) or 0)
+        if args.json:
+            raise UsageError("--json describes either cores or code objects in one run, not both "
+                             f"(first non-core: {safe(others[0])})")
+        # cores and code objects together: the cores first, then the rest as usual
+        cores = [f for f, k in zip(args.files, kinds, strict=True) if k == "core"]
+        core_info.run(argparse.Namespace(**{**vars(args), "files": cores}))
+        args = argparse.Namespace(**{**vars(args), "files": others})
+        kinds = [k for k in kinds if k != "core"]
     docs = []
     for path, kind in zip(args.files, kinds, strict=True):
         if kind == "code_object":

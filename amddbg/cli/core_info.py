@@ -104,6 +104,9 @@ def core_document(core: Core, *, registers: bool = False) -> dict:
                 "target": a.processor,
                 "num_xcc": a.num_xcc,
                 "exception_status": a.exceptions,
+                # what dbgapi checks before debugging the agent (docs/hardening.md)
+                **{k: a.entry.get(k, 0) for k in ("device_id", "location_id", "fw_version", "capability",
+                                                  "debug_prop", "simd_count", "max_waves_per_simd")},
             }
             for a in core.agents
         ],

@@ -151,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
             addrs, header, err = _parse(tok, sym)
             if err:
                 flush()
-                print(f"amddbg addr2line: error: {err}", file=sys.stderr)
+                print(f"amddbg addr2line: error: {safe(err)}", file=sys.stderr)
             if not addrs:
                 write(_format([Frame(None, None, 0, 0, 0)], None, args, demangle))
                 continue

@@ -14,6 +14,7 @@ __all__ = [
     "NotSupported",
     "Unavailable",
     "__version__",
+    "open",
     "open_code_object",
     "open_core",
 ]
@@ -37,3 +38,13 @@ def open_core(path_or_paths, *, sysroot=None, solib_search_path=None):
     from amddbg.core import open_core as _open_core
 
     return _open_core(path_or_paths, sysroot=sysroot, solib_search_path=solib_search_path)
+
+
+def open(paths, *, sysroot=None, solib_search_path=None):  # noqa: A001 - drgn's name for the entry point
+    """Open a core (split, host + GPU pair, unified) or code objects alone and return a `Program`.
+
+    See `amddbg.session` and docs/session.md.
+    """
+    from amddbg.session import open as _open
+
+    return _open(paths, sysroot=sysroot, solib_search_path=solib_search_path)

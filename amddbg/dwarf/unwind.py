@@ -77,6 +77,7 @@ class CodeInfo:
     processor: str
     wave_size: int = 64
     augmentation: str | None = None
+    bias: int = 0  # load address of the code object: functions/code are shifted, FDEs are looked up unbiased
 
     @classmethod
     def from_code_object(cls, co, *, wave_size: int | None = None) -> CodeInfo:
@@ -116,9 +117,18 @@ class CodeInfo:
                 return data[address - base:address - base + size]
         raise AmddbgError(f"code at {address:#x}+{size} is not in the code object")
 
+    def loaded_at(self, bias: int) -> CodeInfo:
+        """This code object as loaded at `bias` (a core's link-map load address): absolute PCs unwind."""
+        if bias == self.bias:
+            return self
+        d = bias - self.bias
+        funcs = [Function(f.name, f.address + d, f.size, f.is_kernel) for f in self.functions]
+        return CodeInfo(funcs, [(a + d, b) for a, b in self.code], self.frames, self.processor, self.wave_size,
+                        self.augmentation, bias)
+
     def fde_at(self, pc: int) -> tuple[FrameSection, FDE] | None:
         for sec in self.frames:
-            fde = sec.fde_for(pc)
+            fde = sec.fde_for(pc - self.bias)
             if fde is not None:
                 return sec, fde
         return None
@@ -517,8 +527,9 @@ def _row_for(code: CodeInfo, func: Function | None, pc: int, lookup_pc: int,
     found = code.fde_at(lookup_pc) if prefer_cfi else None
     if found is not None and _has_rules(*found):
         sec, fde = found
+        rel = lookup_pc - code.bias
         for row in compute_rows(sec, fde):
-            if row.address <= lookup_pc < row.end:
+            if row.address <= rel < row.end:
                 return row, "cfi", []
     if func is None:
         raise NotSupported(f"unwinding from {pc:#x}: no function covers it and no CFI describes it")

@@ -50,7 +50,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name, (_, help_text) in SUBCOMMANDS.items():
         module = _load(name) if (only is None or only == name) else None
         if module is not None:
-            module.add_parser(sub.add_parser(name, help=help_text, description=help_text))
+            module.add_parser(sub.add_parser(name, help=help_text, description=help_text,
+                                             allow_abbrev=name != "repl"))
         else:
             p = sub.add_parser(name, help=help_text + " (not available yet)", description=help_text)
             p.add_argument("rest", nargs=argparse.REMAINDER)
@@ -64,7 +65,14 @@ def _normalise_argv(argv: list[str]) -> list[str]:
         i += 1
     if i < len(argv) and not argv[i].startswith("-") and argv[i] not in SUBCOMMANDS:
         return argv[:i] + ["repl"] + argv[i:]
+    if i < len(argv) and argv[i] in GDB_FLAGS:  # `amddbg -batch -ex bt core`: gdb's command line
+        return argv[:i] + ["repl"] + argv[i:]
     return argv
+
+
+# Options of gdb's command line that open the debugger (see amddbg/cli/repl.py).
+GDB_FLAGS = frozenset({"-batch", "--batch", "-ex", "--eval-command", "-x", "--command", "-q", "-quiet", "--quiet",
+                       "-silent", "-nx", "--nx", "--python", "--plugin", "--no-plugins"})
 
 
 # Commands that only read their inputs and write to stdout/stderr: when run as a program, they may leave

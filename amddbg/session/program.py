@@ -193,28 +193,23 @@ class LoadedCodeObject:
         return out
 
     def is_statement_start(self, address: int) -> bool:
-        """Is `address` the first address of a line-table row with is_stmt (gdb prints no PC then)?"""
+        """Is `address` where its source line starts (gdb's sal.pc: the first address of the run of line-table
+        rows with the same file and line)? gdb prints no ``0xPC in`` for frame 0 then."""
+        rel = address - self.load_address
         try:
-            rows = self.line_rows
+            idx = self.symbolizer.index
+            cu = idx.cu_for(rel)
+            lt = idx.lines(cu) if cu is not None else None
+            i = lt.row_index(rel) if lt is not None else None
         except AmddbgError:
             return False
-        return (address - self.load_address) in rows
-
-    @cached_property
-    def line_rows(self) -> set[int]:
-        idx = self.symbolizer.index
-        out: set[int] = set()
-        dwarf = self.symbolizer.dwarf
-        for off in dwarf.unit_offsets():
-            try:
-                lt = idx.lines(off)
-            except (AmddbgError, TypeError):
-                lt = None
-            if lt is None:
-                continue
-            for a in _stmt_addresses(lt):
-                out.add(a)
-        return out
+        if i is None:
+            return False
+        f, ln = lt.files_col[i], lt.lines_col[i]
+        lo = next((s[2] for s in lt.sequences if s[2] <= i < s[3]), 0)
+        while i > lo and lt.files_col[i - 1] == f and lt.lines_col[i - 1] == ln:
+            i -= 1
+        return lt.addrs[i] == rel
 
     def frame_scopes(self, address: int, inline_depth: int):
         """DWARF scopes (blocks) of the function at `inline_depth` of the inlined chain at `address`."""
@@ -240,17 +235,6 @@ class LoadedCodeObject:
             ci = CodeInfo.from_code_object(self.codeobj, wave_size=wave_size).loaded_at(self.load_address)
             self._code_info[wave_size] = ci
         return ci
-
-
-def _stmt_addresses(lt) -> list[int]:
-    for attr in ("stmt_addresses", "addresses"):
-        f = getattr(lt, attr, None)
-        if callable(f):
-            return list(f())
-    rows = getattr(lt, "rows", None)
-    if rows is None:
-        return []
-    return [r.address for r in rows if getattr(r, "is_stmt", True)]
 
 
 def _plain(demangled: str) -> str:

@@ -66,8 +66,7 @@ class HostThread(Thread):
 
     @property
     def target_id(self) -> str:
-        pid = self.program.pid
-        return f"Thread {pid}.{self.host.tid} (LWP {self.host.tid})" if pid else f"LWP {self.host.tid}"
+        return f"LWP {self.host.tid}"
 
     @property
     def lwp(self) -> int:

@@ -275,6 +275,9 @@ def _char_literal(c: int) -> str:
 
 
 def _format_ctype(t: CType, data: bytes) -> str:
+    if t.kind == "string":
+        text = data.rstrip(b"\0").decode("latin-1")
+        return '"' + text.encode("unicode_escape").decode().replace('"', '\\"') + '"'
     if t.kind == "float":
         from amddbg.dwarf.values import _float
 

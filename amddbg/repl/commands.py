@@ -1,0 +1,1011 @@
+"""The command language: gdb/ROCgdb names, abbreviations and output shapes over a `Program`.
+
+`Debugger.execute(line)` runs one command and writes its output through `self.out` (a callable taking
+one line). Everything shown comes from the session API; the interactive shell (`amddbg.repl.shell`),
+batch mode and `-ex` all go through here, so a script sees what a person sees.
+
+Abbreviations follow gdb: an exact name or alias wins, otherwise a unique prefix of a command name;
+``info`` sub-commands resolve the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from amddbg.errors import AmddbgError, NotSupported, Unavailable, UsageError
+from amddbg.repl import render
+from amddbg.textsafe import safe
+
+JSON_VERSION = 1
+
+
+@dataclass
+class Command:
+    name: str
+    func: Callable
+    help: str
+    aliases: tuple[str, ...] = ()
+    complete: str = "none"  # expression | thread | file | info | set | command | none
+    plugin: str | None = None
+
+
+@dataclass
+class Settings:
+    values: dict = field(default_factory=lambda: {
+        "print pretty": False, "pagination": True, "width": 0, "height": 0, "listsize": 10, "confirm": True,
+        "print elements": 200,
+    })
+
+    def get(self, name: str):
+        return self.values[name]
+
+
+SETTING_KINDS = {"print pretty": bool, "pagination": bool, "width": int, "height": int, "listsize": int,
+                 "confirm": bool, "print elements": int}
+
+
+def _bool(text: str) -> bool:
+    t = text.strip().lower()
+    if t in ("", "on", "1", "yes", "enable"):
+        return True
+    if t in ("off", "0", "no", "disable"):
+        return False
+    raise UsageError(f'"on" or "off" expected, not "{text}".')
+
+
+class Quit(Exception):  # noqa: N818 - a control-flow signal, not an error
+    pass
+
+
+class Debugger:
+    def __init__(self, program, *, out: Callable[[str], None] | None = None, json_mode: bool = False,
+                 plugins=None) -> None:
+        self.program = program
+        self.out = out or print
+        self.json_mode = json_mode
+        self.plugins = plugins
+        self.settings = Settings()
+        self.last_x: dict = {"fmt": "x", "unit": "w", "next": None, "space": None}
+        self.last_list: tuple | None = None
+        self.commands: dict[str, Command] = {}
+        self._register_builtins()
+        if plugins is not None:
+            for name, c in plugins.commands.items():
+                if name not in self.commands:
+                    self.commands[name] = Command(name, self._plugin_runner(c), c.help or f"(plugin {c.plugin})",
+                                                  complete="expression", plugin=c.plugin)
+
+    # -- registration and lookup --------------------------------------------------------------------
+    def _register_builtins(self) -> None:
+        add = self._add
+        add("help", self.cmd_help, "Print list of commands, or help for one: help [COMMAND].", ("h",), "command")
+        add("apropos", self.cmd_apropos, "Search for commands matching a word: apropos WORD.")
+        add("info", self.cmd_info, "Generic command for showing things about the program: info SUBCOMMAND.",
+            ("i", "inf"), "info")
+        add("thread", self.cmd_thread, "Use this command to switch between threads (waves): thread [N] | "
+            "thread apply all|N... COMMAND.", ("t",), "thread")
+        add("wave", self.cmd_thread, "Alias of thread: select a wave by its thread number.", (), "thread")
+        add("lane", self.cmd_lane, "Select a lane of the current wave: lane [N].")
+        add("frame", self.cmd_frame, "Select and print a stack frame: frame [N].", ("f",))
+        add("up", self.cmd_up, "Select and print the frame that called this one: up [N].")
+        add("down", self.cmd_down, "Select and print the frame called by this one: down [N].", ("do",))
+        add("backtrace", self.cmd_backtrace, "Print backtrace of all stack frames: bt [N] [-full].",
+            ("bt", "where"))
+        add("print", self.cmd_print, "Print value of expression: print[/FMT] [-lane N|all] EXPR.",
+            ("p", "inspect", "call"), "expression")
+        add("output", self.cmd_output, "Like print, but no $N = and no newline history: output EXPR.", (),
+            "expression")
+        add("x", self.cmd_x, "Examine memory: x/NFU [SPACE#]ADDRESS.", (), "expression")
+        add("ptype", self.cmd_ptype, "Print definition of type of an expression or type name: ptype EXPR.", (),
+            "expression")
+        add("whatis", self.cmd_whatis, "Print data type of an expression: whatis EXPR.", (), "expression")
+        add("disassemble", self.cmd_disassemble, "Disassemble a function or range: disassemble [/s] [/r] "
+            "[FUNC|ADDR[,+LEN]|START,END].", ("disas",), "expression")
+        add("list", self.cmd_list, "List source lines: list [LOCATION].", ("l",), "expression")
+        add("set", self.cmd_set, "Set a setting or a convenience variable: set pagination off, set $x = 1.",
+            (), "set")
+        add("show", self.cmd_show, "Show a setting: show width.", (), "set")
+        add("pwd", self.cmd_pwd, "Print the working directory.")
+        add("echo", self.cmd_echo, "Print a constant string (C escapes).")
+        add("quit", self.cmd_quit, "Exit amddbg.", ("q", "exit"))
+        add("python", self.cmd_python, "Run Python with `prog` bound to the Program: python [STATEMENT].",
+            ("py", "pi"))
+        add("explain", self.cmd_explain, "Explain why the waves cannot move (the hang explainer).")
+
+    def _add(self, name, func, help_text, aliases=(), complete="none") -> None:
+        self.commands[name] = Command(name, func, help_text, tuple(aliases), complete)
+
+    def _plugin_runner(self, c):
+        def run(args: str) -> None:
+            result = self.plugins.call(c.plugin, c.func, self.program, args)
+            if result is not None:
+                for line in str(result).splitlines():
+                    self.out(line)
+
+        return run
+
+    def resolve(self, word: str) -> Command:
+        if word in self.commands:
+            return self.commands[word]
+        for c in self.commands.values():
+            if word in c.aliases:
+                return c
+        hits = sorted(n for n in self.commands if n.startswith(word))
+        if len(hits) == 1:
+            return self.commands[hits[0]]
+        if not hits:
+            raise UsageError(f'Undefined command: "{word}".  Try "help".')
+        raise UsageError(f'Ambiguous command "{word}": {", ".join(hits)}.')
+
+    # -- execution ------------------------------------------------------------------------------------
+    def execute(self, line: str) -> None:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return
+        m = re.match(r"([A-Za-z_][\w-]*|\S)(.*)", line)
+        word, rest = m.group(1), m.group(2)
+        # print/x, x/4wx, disassemble/s: the /FMT sticks to the command word
+        suffix = ""
+        if "/" in word:
+            word, _, suffix = word.partition("/")
+            suffix = "/" + suffix
+        elif rest.startswith("/"):
+            fm = re.match(r"(/\S*)(.*)", rest)
+            suffix, rest = fm.group(1), fm.group(2)
+        cmd = self.resolve(word)
+        cmd.func((suffix + " " + rest.strip()).strip() if suffix else rest.strip())
+
+    # -- helpers ------------------------------------------------------------------------------------------
+    def emit_json(self, doc: dict) -> None:
+        self.out(json.dumps({"version": JSON_VERSION, **doc}, separators=(",", ":")))
+
+    def _json_flag(self, args: str) -> tuple[bool, str]:
+        parts = args.split()
+        if "-json" in parts or "--json" in parts:
+            return True, " ".join(p for p in parts if p not in ("-json", "--json"))
+        return self.json_mode, args
+
+    def thread(self):
+        t = self.program.focus.thread
+        if t is None:
+            raise UsageError("No thread selected.")
+        return t
+
+    def frame(self):
+        f = self.program.current_frame
+        if f is None:
+            raise UsageError("No stack.")
+        return f
+
+    # ==================================================================================== commands
+    def cmd_help(self, args: str) -> None:
+        if args:
+            c = self.resolve(args.split()[0])
+            self.out(c.help)
+            if c.aliases:
+                self.out(f"Aliases: {', '.join(c.aliases)}")
+            if c.name == "info":
+                self.out("info subcommands: " + ", ".join(sorted(INFO_SUBCOMMANDS)))
+            return
+        self.out("List of commands:")
+        self.out("")
+        for name in sorted(self.commands):
+            c = self.commands[name]
+            self.out(f"{name} -- {c.help.split(':')[0].rstrip('.')}")
+        self.out("")
+        self.out('Type "help" followed by a command name for full documentation.')
+
+    def cmd_apropos(self, args: str) -> None:
+        if not args:
+            raise UsageError('REGEXP string is empty')
+        try:
+            rx = re.compile(args, re.I)
+        except re.error as exc:
+            raise UsageError(f"Invalid regexp: {exc}") from None
+        for name in sorted(self.commands):
+            c = self.commands[name]
+            if rx.search(name) or rx.search(c.help):
+                self.out(f"{name} -- {c.help}")
+        for sub in sorted(INFO_SUBCOMMANDS):
+            if rx.search(sub) or rx.search(INFO_SUBCOMMANDS[sub][1]):
+                self.out(f"info {sub} -- {INFO_SUBCOMMANDS[sub][1]}")
+
+    def cmd_pwd(self, args: str) -> None:
+        self.out(f"Working directory {safe(os.getcwd())}.")
+
+    def cmd_echo(self, args: str) -> None:
+        text = args.encode("latin-1", "backslashreplace").decode("unicode_escape", "replace")
+        for line in text.rstrip("\n").split("\n"):
+            self.out(line)
+
+    def cmd_quit(self, args: str) -> None:
+        raise Quit()
+
+    def cmd_python(self, args: str) -> None:
+        from amddbg.repl.python import run_python
+
+        run_python(self, args)
+
+    def cmd_explain(self, args: str) -> None:
+        try:
+            from amddbg.replay import explain as explain_mod  # noqa: F401
+        except ImportError:
+            raise NotSupported("explain: the hang explainer (amddbg explain) is not built yet") from None
+        from amddbg.repl.explain_cmd import run_explain
+
+        run_explain(self, args)
+
+    # -- info ------------------------------------------------------------------------------------------------
+    def cmd_info(self, args: str) -> None:
+        if not args:
+            raise UsageError('"info" must be followed by the name of an info command. Try "help info".')
+        word, _, rest = args.partition(" ")
+        if word in INFO_SUBCOMMANDS:
+            name = word
+        else:
+            aliases = {"r": "registers", "reg": "registers", "s": "stack", "b": "barriers"}
+            name = aliases.get(word)
+            if name is None:
+                hits = sorted(n for n in INFO_SUBCOMMANDS if n.startswith(word))
+                if len(hits) != 1:
+                    raise UsageError(f'Undefined info command: "{word}".  Try "help info".' if not hits else
+                                     f'Ambiguous info command "{word}": {", ".join(hits)}.')
+                name = hits[0]
+        getattr(self, INFO_SUBCOMMANDS[name][0])(rest.strip())
+
+    def info_agents(self, args: str) -> None:
+        as_json, args = self._json_flag(args)
+        rows = []
+        for i, a in enumerate(self.program.agents, 1):
+            e = a.entry
+            rows.append({"id": i, "gpu_id": a.gpu_id, "target": a.processor, "num_xcc": a.num_xcc,
+                         "location_id": e.get("location_id"), "device_id": e.get("device_id"),
+                         "exceptions": a.exceptions})
+        if as_json:
+            self.emit_json({"command": "info agents", "agents": rows})
+            return
+        if not rows:
+            self.out("No agents are currently active.")
+            return
+        self.out(f"{'  Id':<6}{'State':<8}{'Target Id':<24}{'Architecture':<14}{'Device Name':<14}Exceptions")
+        cur = self._current_gpu()
+        for r in rows:
+            mark = "*" if r["gpu_id"] == cur else " "
+            loc = r["location_id"] or 0
+            pci = f"{loc >> 8 & 0xFF:02x}:{loc >> 3 & 0x1F:02x}.{loc & 7}"
+            self.out(f"{mark} {r['id']:<4}{'A':<8}{'AMDGPU Agent (GPUID ' + str(r['gpu_id']) + ')':<24}"
+                     f"{r['target']:<14}{pci:<14}{', '.join(r['exceptions']) or '-'}")
+
+    def _current_gpu(self):
+        t = self.program.focus.thread
+        return t.wave.gpu_id if t is not None and t.is_wave else None
+
+    def info_queues(self, args: str) -> None:
+        as_json, args = self._json_flag(args)
+        rows = []
+        for q in self.program.queues:
+            rows.append({"agent": self.program.agent_index(q.gpu_id), "queue_id": q.queue_id, "type": q.queue_type,
+                         "read_dispatch_id": q.read_dispatch_id, "write_dispatch_id": q.write_dispatch_id,
+                         "ring_base_address": q.ring_base_address, "ring_size": q.ring_size,
+                         "exceptions": q.exceptions})
+        if as_json:
+            self.emit_json({"command": "info queues", "queues": rows})
+            return
+        if not rows:
+            self.out("No queues are currently active.")
+            return
+        self.out(f"{'  Id':<6}{'Target Id':<28}{'Type':<16}{'Read':<8}{'Write':<8}Address")
+        for i, r in enumerate(rows, 1):
+            tid = f"AMDGPU Queue {r['agent']}:{r['queue_id']}"
+            self.out(f"  {i:<4}{tid:<28}{safe(r['type']):<16}{str(r['read_dispatch_id']):<8}"
+                     f"{str(r['write_dispatch_id']):<8}{r['ring_base_address']:#x}")
+
+    def info_dispatches(self, args: str) -> None:
+        as_json, args = self._json_flag(args)
+        rows = []
+        for d in self.program.dispatches:
+            k = self.program.kernel_name(d)
+            rows.append({"agent": self.program.agent_index(d.gpu_id), "queue_id": d.queue_id,
+                         "dispatch_id": d.dispatch_id, "grid": list(d.grid_size) if d.grid_size else None,
+                         "workgroup": list(d.workgroup_size) if d.workgroup_size else None,
+                         "kernel": k, "kernel_function": render.plain_name(_demangle(k)) if k else None,
+                         "packet_address": d.packet_address, "error": d.error})
+        if as_json:
+            self.emit_json({"command": "info dispatches", "dispatches": rows})
+            return
+        if not rows:
+            self.out("No dispatches are currently active.")
+            return
+        self.out(f"{'  Id':<6}{'Target Id':<34}{'Grid':<16}{'Workgroup':<14}Kernel Function")
+        cur = self.program.focus.thread
+        for i, r in enumerate(rows, 1):
+            mark = "*" if cur is not None and cur.is_wave and cur.dispatch_id == r["dispatch_id"] \
+                and cur.queue_id == r["queue_id"] else " "
+            tid = f"AMDGPU Dispatch {r['agent']}:{r['queue_id']}:{r['dispatch_id']}"
+            grid = "[" + ",".join(map(str, r["grid"])) + "]" if r["grid"] else "?"
+            wg = "[" + ",".join(map(str, r["workgroup"])) + "]" if r["workgroup"] else "?"
+            self.out(f"{mark} {i:<4}{tid:<34}{grid:<16}{wg:<14}{safe(r['kernel_function'] or '??')}")
+
+    def _thread_row(self, t) -> dict:
+        d = {"id": t.number, "target_id": t.target_id, "current": t is self.program.focus.thread,
+             "is_wave": t.is_wave, "pc": t.pc}
+        try:
+            frames = t.frames()
+        except AmddbgError:
+            frames = []
+        if frames:
+            f = frames[0]
+            d["frame"] = {"function": render.plain_name(f.function), "file": f.file, "line": f.line}
+        else:
+            d["frame"] = None
+        if t.is_wave:
+            d.update({"state": str(t.state), "state_reason": t.state_reason, "exec": t.exec, "lanes": t.lanes,
+                      "workgroup": list(t.workgroup) if t.workgroup else None, "wave_in_group": t.wave_in_group,
+                      "dispatch_id": t.dispatch_id, "queue_id": t.queue_id, "kernel": t.kernel,
+                      "stop_reason": t.stop_reason})
+        return d
+
+    def info_threads(self, args: str, *, waves_only: bool = False) -> None:
+        as_json, args = self._json_flag(args)
+        threads = self.program.waves if waves_only else self.program.threads
+        if args:
+            wanted = set(_numbers(args))
+            threads = [t for t in threads if t.number in wanted]
+        if as_json:
+            self.emit_json({"command": "info waves" if waves_only else "info threads",
+                            "threads": [self._thread_row(t) for t in threads]})
+            return
+        if not threads:
+            self.out("No threads.")
+            return
+        ids = [f"{safe(t.target_id)}{render.kernel_label(self.program, t)}" for t in threads]
+        width = max(len("Target Id"), *(len(i) for i in ids))
+        self.out(f"  {'Id':<4} {'Target Id':<{width}}  Frame ")
+        cur = self.program.focus.thread
+        for t, tid in zip(threads, ids, strict=True):
+            mark = "*" if t is cur else " "
+            self.out(f"{mark} {t.number:<4} {tid:<{width}}  {render.thread_frame_text(self.program, t)}")
+
+    def info_waves(self, args: str) -> None:
+        as_json, rest = self._json_flag(args)
+        if as_json:
+            self.info_threads(args, waves_only=True)
+            return
+        waves = self.program.waves
+        if not waves:
+            self.out("No waves.")
+            return
+        self.out(f"  {'Id':<5}{'Target Id':<34}{'State':<12}{'PC':<20}{'EXEC':<20}Source")
+        cur = self.program.focus.thread
+        for t in waves:
+            frames = []
+            try:
+                frames = t.frames()
+            except AmddbgError:
+                pass
+            src = f"{safe(os.path.basename(frames[0].file))}:{frames[0].line}" if frames and frames[0].file else "??"
+            ex = f"{t.exec:#0{2 + t.lanes // 4}x}"
+            self.out(f"{'*' if t is cur else ' '} {t.number:<5}{safe(t.target_id):<34}{str(t.state):<12}"
+                     f"{t.pc:#018x}  {ex:<20}{src}")
+
+    def info_lanes(self, args: str) -> None:
+        as_json, args = self._json_flag(args)
+        t = self.thread()
+        if not t.is_wave:
+            raise UsageError("info lanes: the current thread is not a GPU wave")
+        from amddbg.session.scope import ProgramScope
+
+        rows = []
+        frames = t.frames()
+        f0 = frames[0] if frames else None
+        for ln in range(t.lanes):
+            scope = ProgramScope(self.program, f0, ln)
+            active = ln in t.active_lanes
+            pos = scope.lane_position()
+            rows.append({"id": ln, "active": active, "workgroup_pos": list(pos) if pos else None,
+                         "pc": t.pc, "pc_is_wave_pc": True,
+                         "frame": {"function": render.plain_name(f0.function), "file": f0.file, "line": f0.line}
+                         if f0 else None})
+        if as_json:
+            self.emit_json({"command": "info lanes", "thread": t.number, "target_id": t.target_id, "lanes": rows})
+            return
+        self.out(f"  {'Id':<5}{'State':<7}{'Target Id':<44}Frame")
+        wg = t.workgroup or ("?", "?", "?")
+        for r in rows:
+            mark = "*" if r["id"] == self.program.focus.lane else " "
+            pos = r["workgroup_pos"]
+            pos_t = f"[{pos[0]},{pos[1]},{pos[2]}]" if pos else "[?,?,?]"
+            tid = (f"AMDGPU Lane {t.agent_id}:{t.queue_id}:{t.dispatch_id}:{t.wave_id}/{r['id']} "
+                   f"({wg[0]},{wg[1]},{wg[2]}){pos_t}")
+            frame = render.frame_summary(f0, r["id"]) if f0 and r["active"] else "(inactive)"
+            self.out(f"{mark} {r['id']:<5}{'A' if r['active'] else 'I':<7}{tid:<44}{frame}")
+
+    def info_registers(self, args: str) -> None:
+        t = self.thread()
+        if not t.is_wave:
+            regs = t.host.registers
+            names = args.split() or list(regs)
+            for n in names:
+                key = n.lstrip("$")
+                if key not in regs:
+                    raise UsageError(f"Invalid register `{key}'")
+                self.out(f"{key:<15}{regs[key]:#-19x}{regs[key]}")
+            return
+        regs = t.registers
+        names = [n.lstrip("$") for n in args.split()] or [n for n in regs.names() if not regs.is_vector(n)] + \
+            [n for n in regs.names() if regs.is_vector(n)]
+        lane = self.program.focus.lane
+        for n in names:
+            try:
+                if regs.is_vector(n):
+                    vals = [regs.read_named(n, lane=ln) for ln in range(t.lanes)]
+                    self.out(f"{n:<15}{{" + ", ".join(f"{v:#010x}" for v in vals) + "}")
+                    continue
+                v = regs.read_named(n, lane=lane)
+            except KeyError:
+                raise UsageError(f"Invalid register `{n}'") from None
+            except Unavailable:
+                self.out(f"{n:<15}<unavailable>")
+                continue
+            width = 18 if n in ("pc", "exec", "vcc") and t.lanes == 64 or n == "pc" else 10
+            self.out(f"{n:<15}{v:#0{width}x}{'':4}{v}")
+
+    def info_sharedlibrary(self, args: str) -> None:
+        lcos = self.program.code_objects
+        if not lcos:
+            self.out("No shared libraries loaded at this time.")
+            return
+        self.out(f"{'From':<20}{'To':<20}{'Syms Read':<12}Shared Object Library")
+        for lco in lcos:
+            try:
+                texts = lco._text
+                lo = min(t[0] for t in texts)
+                hi = max(t[1] for t in texts)
+            except (AmddbgError, ValueError):
+                lo = hi = lco.load_address
+            has_dwarf = "Yes" if lco.codeobj is not None else "No"
+            self.out(f"{lo:#018x}  {hi:#018x}  {has_dwarf:<12}{safe(lco.uri)}")
+
+    def info_frame(self, args: str) -> None:
+        f = self.frame()
+        self.out(f"Stack level {f.level}, frame at pc = {f.pc:#x} in {safe(render.plain_name(f.function))}"
+                 + (f" ({safe(f.file)}:{f.line})" if f.file else "") + ";")
+        self.out(f" unwound by: {f.method}" + (" (inlined into the frame above)" if f.inlined else ""))
+        if f.level + 1 < len(f.thread.frames()):
+            self.out(f" called by frame at level {f.level + 1}")
+        if f.level > 0:
+            self.out(f" caller of frame at level {f.level - 1}")
+        if f.stop_reason:
+            self.out(f" {safe(f.stop_reason)}")
+
+    def _vars(self, args: str, parameters: bool) -> None:
+        f = self.frame()
+        vs = f.arguments() if parameters else f.locals()
+        if not vs:
+            self.out("No arguments." if parameters else "No locals.")
+            return
+        all_lanes = "-lane all" in args or "-all" in args.split()
+        for v in vs:
+            try:
+                text = v.lane_values().format() if all_lanes and f.thread.is_wave else v.value(
+                    self.program.focus.lane if f.thread.is_wave else None).format()
+            except AmddbgError as exc:
+                text = f"<error: {exc.message}>"
+            self.out(f"{safe(v.name)} = {safe(text)}")
+
+    def info_locals(self, args: str) -> None:
+        self._vars(args, False)
+
+    def info_args(self, args: str) -> None:
+        self._vars(args, True)
+
+    def info_line(self, args: str) -> None:
+        if args:
+            addr = self._address(args)
+        else:
+            addr = self.frame().pc
+        srcs = self.program.symbolize(addr)
+        if not srcs or not srcs[0].file:
+            self.out(f"No line number information available for address {addr:#x}")
+            return
+        s = srcs[0]
+        self.out(f'Line {s.line} of "{safe(s.file)}" is at address {addr:#x} <{safe(render.plain_name(s.function))}>.')
+
+    def info_source(self, args: str) -> None:
+        f = self.frame()
+        if not f.file:
+            self.out("No current source file.")
+            return
+        self.out(f"Current source file is {safe(f.file)}")
+        lco = f.code_object
+        if lco is not None:
+            self.out(f"Contains {('DWARF') if lco.codeobj else 'no'} debugging information.")
+            self.out(f"Code object: {safe(lco.uri)}")
+
+    def info_symbol(self, args: str) -> None:
+        if not args:
+            raise UsageError("Argument required (address).")
+        addr = self._address(args)
+        hit = self.program.symbol_at(addr)
+        if hit is None:
+            self.out(f"No symbol matches {args}.")
+            return
+        lco, sym, off = hit
+        name = render.plain_name(_demangle(sym.name))
+        where = f" in section .text of {safe(lco.uri)}"
+        self.out(f"{safe(name)}{f' + {off}' if off else ''}{where}")
+
+    def info_address(self, args: str) -> None:
+        if not args:
+            raise UsageError("Argument required.")
+        name = args.strip()
+        f = self.program.current_frame
+        if f is not None:
+            v = f.variable(name)
+            if v is not None:
+                self.out(f'Symbol "{safe(name)}" is a variable with DWARF location {safe(v.location_text())}.')
+                return
+        hits = self.program.lookup_function(name)
+        if hits:
+            lco, s = hits[0]
+            self.out(f'Symbol "{safe(render.plain_name(_demangle(s.name)))}" is a function at address '
+                     f"{s.address + lco.load_address:#x}.")
+            return
+        raise UsageError(f'No symbol "{name}" in current context.')
+
+    def info_plugins(self, args: str) -> None:
+        if self.plugins is None or not self.plugins.plugins:
+            self.out("No plugins loaded (see docs/plugins.md: AMDDBG_PLUGIN_PATH, --plugin, entry points).")
+            return
+        for r in self.plugins.rows():
+            extra = f"  ({r['error']})" if r["error"] else ""
+            self.out(f"{safe(r['name']):<24}{r['state']:<10}{safe(r['source'])}{safe(extra)}")
+
+    def info_barriers(self, args: str) -> None:
+        try:
+            from amddbg.repl.explain_cmd import run_info_barriers
+        except ImportError:
+            raise NotSupported("info barriers: needs the hang explainer (amddbg explain), not built yet") from None
+        run_info_barriers(self, args)
+
+    # -- focus ------------------------------------------------------------------------------------------------
+    def cmd_thread(self, args: str) -> None:
+        if not args:
+            t = self.thread()
+            self.out(f"[Current thread is {t.number} ({safe(t.target_id)})]")
+            return
+        if args.startswith("apply"):
+            self.thread_apply(args[5:].strip())
+            return
+        n = _int(args.split()[0], "thread")
+        t = self.program.select_thread(n)
+        self.out(f"[Switching to thread {t.number} ({safe(t.target_id)})]")
+        self._print_frame(self.program.current_frame)
+
+    def thread_apply(self, args: str) -> None:
+        if not args:
+            raise UsageError("Please specify a thread ID list")
+        words = args.split()
+        if words[0] == "all":
+            targets = list(self.program.threads)
+            cmd = " ".join(words[1:])
+        else:
+            nums = []
+            i = 0
+            while i < len(words) and re.fullmatch(r"\d+(-\d+)?", words[i]):
+                nums.extend(_numbers(words[i]))
+                i += 1
+            if not nums:
+                raise UsageError(f"Invalid thread ID: {words[0]}")
+            targets = [self.program.thread(n) for n in nums]
+            cmd = " ".join(words[i:])
+        if not cmd:
+            raise UsageError("Please specify a command following the thread ID list")
+        saved = (self.program.focus.thread, self.program.focus.lane, self.program.focus.frame_level)
+        try:
+            for t in targets:
+                self.program.select_thread(t.number)
+                if not self.json_mode:
+                    self.out("")
+                    self.out(render.thread_header(t))
+                self.execute(cmd)
+        finally:
+            self.program.focus.thread, self.program.focus.lane, self.program.focus.frame_level = saved
+
+    def cmd_lane(self, args: str) -> None:
+        t = self.thread()
+        if not args:
+            self.out(f"[Current lane is {self.program.focus.lane}]")
+            return
+        n = _int(args.split()[0], "lane")
+        self.program.select_lane(n)
+        state = "active" if n in t.active_lanes else "inactive"
+        self.out(f"[Switching to thread {t.number}, lane {n} ({state})]")
+
+    def _print_frame(self, f) -> None:
+        if f is None:
+            return
+        lane = render.lane_of(self.program, f.thread)
+        self.out(render.frame_line(f, lane=lane))
+        text = self._source_line(f.file, f.line)
+        if text is not None:
+            self.out(f"{f.line}\t{text}")
+
+    def cmd_frame(self, args: str) -> None:
+        if args:
+            self.program.select_frame(_int(args.split()[0], "frame"))
+        self._print_frame(self.frame())
+
+    def cmd_up(self, args: str) -> None:
+        n = _int(args, "count") if args else 1
+        level = self.program.focus.frame_level + n
+        frames = self.thread().frames()
+        if self.program.focus.frame_level >= len(frames) - 1:
+            raise UsageError("Initial frame selected; you cannot go up.")
+        self.program.select_frame(min(level, len(frames) - 1))
+        self._print_frame(self.frame())
+
+    def cmd_down(self, args: str) -> None:
+        n = _int(args, "count") if args else 1
+        if self.program.focus.frame_level == 0:
+            raise UsageError("Bottom (innermost) frame selected; you cannot go down.")
+        self.program.select_frame(max(0, self.program.focus.frame_level - n))
+        self._print_frame(self.frame())
+
+    def cmd_backtrace(self, args: str) -> None:
+        as_json, args = self._json_flag(args)
+        words = args.split()
+        full = "-full" in words or "full" in words
+        words = [w for w in words if w not in ("-full", "full")]
+        limit = _int(words[0], "count") if words else None
+        t = self.thread()
+        frames = t.frames()
+        lane = render.lane_of(self.program, t)
+        shown = frames if limit is None else (frames[:limit] if limit >= 0 else frames[limit:])
+        if as_json:
+            out = []
+            for f in shown:
+                d = {"level": f.level, "pc": f.pc, "function": render.plain_name(f.function),
+                     "linkage_name": f.linkage_name, "file": f.file, "line": f.line, "column": f.column,
+                     "inlined": f.inlined, "method": f.method, "show_address": render.show_address(f),
+                     "args": [{"name": a.name, "value": _fmt(a, lane)} for a in _safe_list(f.arguments)]}
+                if full:
+                    d["locals"] = [{"name": v.name, "value": _fmt(v, lane)} for v in _safe_list(f.locals)]
+                if f.stop_reason:
+                    d["stop_reason"] = f.stop_reason
+                out.append(d)
+            self.emit_json({"command": "bt", "thread": t.number, "target_id": t.target_id, "lane": lane,
+                            "frames": out})
+            return
+        for f in shown:
+            self.out(render.frame_line(f, lane=lane))
+            if full:
+                locs = _safe_list(f.locals)
+                if not locs:
+                    self.out("No locals.")
+                for v in locs:
+                    self.out(f"        {safe(v.name)} = {safe(_fmt(v, lane))}")
+        if limit is not None and 0 <= limit < len(frames):
+            self.out("(More stack frames follow...)")
+        elif frames and frames[-1].stop_reason and not frames[-1].stop_reason.startswith("return address undefined"):
+            self.out(f"Backtrace stopped: {safe(frames[-1].stop_reason)}")
+
+    # -- values --------------------------------------------------------------------------------------------------
+    def _parse_print(self, args: str) -> tuple[str | None, str | None, str]:
+        fmt = None
+        if args.startswith("/"):
+            m = re.match(r"/(\w*)\s*(.*)", args, re.S)
+            letters, args = m.group(1), m.group(2)
+            for ch in letters:
+                if ch not in "xduotcfazsr":
+                    raise UsageError(f'Undefined output format "{ch}".')
+            fmt = letters[-1] if letters else None
+        lane = None
+        m = re.match(r"-lane\s+(\S+)\s*(.*)", args, re.S)
+        if m:
+            lane, args = m.group(1), m.group(2)
+        m = re.match(r"--\s+(.*)", args, re.S)
+        if m:
+            args = m.group(1)
+        return fmt, lane, args.strip()
+
+    def _eval_print(self, args: str):
+        fmt, lane, expr = self._parse_print(args)
+        if not expr:
+            if not self.program.history:
+                raise UsageError("History is empty.")
+            return fmt, self.program.history[-1], None
+        if lane == "all":
+            return fmt, self.program.evaluate_lanes(expr, frame=self.program.current_frame), "all"
+        if lane is not None:
+            ln = _int(lane, "lane")
+            t = self.thread()
+            if not t.is_wave or not 0 <= ln < t.lanes:
+                raise UsageError(f"Lane {ln} does not exist in this wave.")
+            v = self.program.evaluate(expr, lane=ln)
+            v.pc_marked = ln not in t.active_lanes
+            return fmt, v, ln
+        return fmt, self.program.evaluate(expr), None
+
+    def cmd_print(self, args: str) -> None:
+        fmt, value, lane = self._eval_print(args)
+        as_json = self.json_mode
+        if getattr(value, "error", None) == "void":
+            self.out("$" + str(self.program.record(value)) + " = void" if not as_json else "")
+            return
+        n = self.program.record(value)
+        text = value.format(fmt if fmt != "r" else None)
+        if as_json:
+            doc = {"command": "print", "history": n, "value": text, "format": fmt}
+            if lane == "all":
+                doc["lanes"] = [{"lane": ln, "value": v.format(fmt), "marked": v.pc_marked} for ln, v in value]
+                doc["type"] = getattr(value.type, "name", None)
+            else:
+                doc["type"] = getattr(value.type, "name", None)
+                doc["lane"] = value.lane if value.lane is not None else self.program.focus.lane
+                doc["marked"] = value.pc_marked
+            self.emit_json(doc)
+            return
+        self.out(f"${n} = {safe(text)}")
+        self._mark_note(value)
+
+    def _mark_note(self, value) -> None:
+        marked = getattr(value, "marked_lanes", None)
+        if marked:
+            self.out("* lanes not active at the wave PC: their values were evaluated at the wave PC")
+        elif getattr(value, "pc_marked", False):
+            self.out("warning: this lane is not active at the wave PC; the value was evaluated there")
+
+    def cmd_output(self, args: str) -> None:
+        fmt, value, _ = self._eval_print(args)
+        self.out(safe(value.format(fmt)))
+
+    def cmd_whatis(self, args: str) -> None:
+        if not args:
+            raise UsageError("Argument required (one or more choice items).")
+        t = self._type_of(args)
+        self.out(f"type = {safe(getattr(t, 'name', 'void'))}")
+
+    def cmd_ptype(self, args: str) -> None:
+        if not args:
+            raise UsageError("Argument required (one or more choice items).")
+        t = self._type_of(args)
+        self.out(f"type = {safe(_ptype_text(t))}")
+
+    def _type_of(self, text: str):
+        from amddbg.session.expr.evaluator import Evaluator
+
+        scope = self.program.eval_scope()
+        try:
+            return Evaluator(scope).resolve_type(text)
+        except UsageError:
+            pass
+        return self.program.evaluate(text).type
+
+    def cmd_x(self, args: str) -> None:
+        from amddbg.repl.examine import examine
+
+        examine(self, args)
+
+    # -- code --------------------------------------------------------------------------------------------------
+    def _address(self, text: str) -> int:
+        text = text.strip()
+        if text.startswith("*"):
+            text = text[1:]
+        hits = self.program.lookup_function(text) if re.fullmatch(r"[\w:<>, ]+", text) and not \
+            re.fullmatch(r"\d+|0[xX][0-9a-fA-F]+", text) else []
+        if hits:
+            lco, s = hits[0]
+            return s.address + lco.load_address
+        return self.program.evaluate(text).to_int() & (2**64 - 1)
+
+    def cmd_disassemble(self, args: str) -> None:
+        from amddbg.repl.disassemble import disassemble
+
+        disassemble(self, args)
+
+    def _source_line(self, file: str | None, line: int) -> str | None:
+        lines = self._source(file)
+        if lines is None or not 1 <= line <= len(lines):
+            return None
+        return safe(lines[line - 1].rstrip("\n"))
+
+    def _source(self, file: str | None) -> list[str] | None:
+        if not file:
+            return None
+        cache = getattr(self, "_src_cache", None)
+        if cache is None:
+            cache = self._src_cache = {}
+        if file in cache:
+            return cache[file]
+        text = None
+        for cand in _source_candidates(file, self.program.paths):
+            try:
+                if os.path.isfile(cand) and os.path.getsize(cand) < 64 << 20:
+                    with open(cand, encoding="utf-8", errors="replace") as fh:
+                        text = fh.readlines()
+                    break
+            except OSError:
+                continue
+        cache[file] = text
+        return text
+
+    def cmd_list(self, args: str) -> None:
+        size = int(self.settings.get("listsize"))
+        if args:
+            file, line = self._location(args)
+            first = max(1, line - size // 2)
+        elif self.last_list is not None:
+            file, first = self.last_list
+        else:
+            f = self.frame()
+            file, line = f.file, f.line
+            first = max(1, line - size // 2)
+        lines = self._source(file)
+        if lines is None:
+            raise UsageError(f"{file or '??'}: No such file or directory.")
+        if first > len(lines):
+            raise UsageError(f"Line number {first} out of range; \"{file}\" has {len(lines)} lines.")
+        for n in range(first, min(len(lines), first + size - 1) + 1):
+            self.out(f"{n}\t{safe(lines[n - 1].rstrip(chr(10)))}")
+        self.last_list = (file, first + size)
+
+    def _location(self, text: str) -> tuple[str, int]:
+        m = re.fullmatch(r"(.+):(\d+)", text.strip())
+        if m:
+            f = self.program.current_frame
+            file = m.group(1)
+            if f is not None and f.file and os.path.basename(f.file) == os.path.basename(file):
+                file = f.file
+            return file, int(m.group(2))
+        if text.strip().isdigit():
+            f = self.frame()
+            return f.file, int(text)
+        addr = self._address(text)
+        srcs = self.program.symbolize(addr)
+        if not srcs or not srcs[0].file:
+            raise UsageError(f"No line number known for {text}.")
+        return srcs[-1].file, srcs[-1].line
+
+    # -- settings ---------------------------------------------------------------------------------------------------
+    def cmd_set(self, args: str) -> None:
+        if args.startswith("$") or args.startswith("var "):
+            expr = args[4:] if args.startswith("var ") else args
+            self.program.evaluate(expr)
+            return
+        name, value = self._setting(args)
+        kind = SETTING_KINDS[name]
+        if kind is bool:
+            self.settings.values[name] = _bool(value)
+        else:
+            v = value.strip().lower()
+            self.settings.values[name] = 0 if v in ("unlimited", "0") else _int(v, name)
+
+    def _setting(self, args: str) -> tuple[str, str]:
+        for name in sorted(SETTING_KINDS, key=len, reverse=True):
+            if args == name or args.startswith(name + " "):
+                return name, args[len(name):].strip()
+        raise UsageError(f'No symbol "{args.split()[0] if args else ""}" in current context.' if args else
+                         'Argument required (expression to compute).')
+
+    def cmd_show(self, args: str) -> None:
+        if not args:
+            for name in sorted(SETTING_KINDS):
+                self.out(f"{name}: {self._show_value(name)}")
+            return
+        name, _ = self._setting(args)
+        descr = {"print pretty": "Pretty formatting of structures is", "pagination": "State of pagination is",
+                 "width": "Number of characters gdb thinks are in a line is",
+                 "height": "Number of lines gdb thinks are in a page is",
+                 "listsize": "Number of source lines gdb will list by default is",
+                 "confirm": "Whether to confirm potentially dangerous operations is",
+                 "print elements": "Limit on string chars or array elements to print is"}[name]
+        self.out(f"{descr} {self._show_value(name)}.")
+
+    def _show_value(self, name: str) -> str:
+        v = self.settings.get(name)
+        if isinstance(v, bool):
+            return "on" if v else "off"
+        return "unlimited" if v == 0 else str(v)
+
+
+def _ptype_text(t) -> str:
+    name = getattr(t, "name", "void")
+    try:
+        s = t.strip()
+    except AttributeError:
+        return name
+    if getattr(s, "kind", None) in ("struct", "union", "class"):
+        lines = [f"{s.kind} {s.name} {{"]
+        for m in s.members:
+            lines.append(f"    {m.type.name} {m.name};")
+        lines.append("}")
+        return "\n".join(lines)
+    if getattr(s, "kind", None) == "enum":
+        return f"enum {s.name} {{" + ", ".join(n for n, _ in s.enumerators) + "}"
+    return name
+
+
+def _fmt(var, lane) -> str:
+    try:
+        return var.value(lane).format()
+    except AmddbgError as exc:
+        return f"<error: {exc.message}>"
+
+
+def _safe_list(fn):
+    try:
+        return fn()
+    except AmddbgError:
+        return []
+
+
+def _demangle(name: str | None) -> str | None:
+    if not name:
+        return name
+    from amddbg.dwarf.demangle import demangle
+
+    return demangle(name) or name
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise UsageError(f"Invalid {what}: {text}") from None
+
+
+def _numbers(text: str) -> list[int]:
+    out = []
+    for part in text.split():
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not m:
+            raise UsageError(f"Invalid thread ID: {part}")
+        lo = int(m.group(1))
+        hi = int(m.group(2) or lo)
+        out.extend(range(lo, hi + 1))
+    return out
+
+
+def _source_candidates(file: str, paths: list[str]) -> list[str]:
+    out = [file]
+    base = os.path.basename(file)
+    parts = file.strip("/").split("/")
+    # a build path recorded with -fdebug-compilation-dir: try it under the cwd and next to the inputs
+    for i in range(len(parts)):
+        out.append(os.path.join(os.getcwd(), *parts[i:]))
+    for p in paths:
+        d = os.path.dirname(os.path.abspath(p))
+        for up in (d, os.path.dirname(d), os.path.dirname(os.path.dirname(d))):
+            out.append(os.path.join(up, base))
+            for i in range(len(parts)):
+                out.append(os.path.join(up, *parts[i:]))
+    return out
+
+
+INFO_SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "agents": ("info_agents", "the GPU agents (devices) of the core"),
+    "queues": ("info_queues", "the AQL queues of each agent"),
+    "dispatches": ("info_dispatches", "kernel dispatches in flight, with grid and workgroup sizes"),
+    "threads": ("info_threads", "host threads and GPU waves, with their innermost frame"),
+    "waves": ("info_waves", "GPU waves with their state, PC, EXEC and source line"),
+    "lanes": ("info_lanes", "the lanes of the current wave"),
+    "registers": ("info_registers", "registers of the current wave (or the named ones)"),
+    "sharedlibrary": ("info_sharedlibrary", "loaded code objects"),
+    "frame": ("info_frame", "the selected frame"),
+    "locals": ("info_locals", "local variables of the selected frame (-lane all for every lane)"),
+    "args": ("info_args", "arguments of the selected frame"),
+    "line": ("info_line", "the source line of an address"),
+    "source": ("info_source", "the current source file"),
+    "symbol": ("info_symbol", "the symbol at an address"),
+    "address": ("info_address", "where a variable or function lives"),
+    "plugins": ("info_plugins", "loaded plugins and where they came from"),
+    "barriers": ("info_barriers", "barrier objects of each workgroup with expected/arrived counts"),
+}
+
+__all__ = ["Command", "Debugger", "INFO_SUBCOMMANDS", "Quit", "shlex"]

@@ -1,0 +1,235 @@
+"""The interactive shell: prompt_toolkit prompt, completion, persistent history, pager, Ctrl-C.
+
+Thin by design: a line goes to `Debugger.execute`; its output lines are collected and paged when the
+terminal is a tty and `pagination` is on (gdb's ``--Type <RET> for more, q to quit, c to continue
+without paging--``). Ctrl-C while a command runs cancels that command, not the session; Ctrl-C at the
+prompt clears the line; Ctrl-D (or `quit`) leaves.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from amddbg.errors import AmddbgError
+from amddbg.repl.commands import INFO_SUBCOMMANDS, SETTING_KINDS, Debugger, Quit
+from amddbg.textsafe import safe
+
+PROMPT = "(amddbg) "
+
+
+def history_path() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "amddbg" / "history"
+
+
+class Pager:
+    """Collects a command's lines; pages them on a tty (prompt after each screenful)."""
+
+    def __init__(self, dbg: Debugger, stream=None) -> None:
+        self.dbg = dbg
+        self.stream = stream or sys.stdout
+        self.lines_on_screen = 0
+        self.continuous = False
+        self.stopped = False
+
+    def reset(self) -> None:
+        self.lines_on_screen = 0
+        self.continuous = False
+        self.stopped = False
+
+    def height(self) -> int:
+        h = int(self.dbg.settings.get("height") or 0)
+        return h or shutil.get_terminal_size((80, 24)).lines
+
+    def write(self, line: str) -> None:
+        if self.stopped:
+            raise _PagerQuit()
+        self.stream.write(line + "\n")
+        self.stream.flush()
+        if not self.dbg.settings.get("pagination") or self.continuous or not self.stream.isatty():
+            return
+        self.lines_on_screen += 1
+        if self.lines_on_screen >= self.height() - 1:
+            self.stream.write("--Type <RET> for more, q to quit, c to continue without paging--")
+            self.stream.flush()
+            answer = sys.stdin.readline().strip().lower()
+            self.lines_on_screen = 0
+            if answer.startswith("q"):
+                self.stopped = True
+                raise _PagerQuit()
+            if answer.startswith("c"):
+                self.continuous = True
+
+
+class _PagerQuit(Exception):  # noqa: N818
+    pass
+
+
+class DebuggerCompleter:
+    """Completes command names, info sub-commands, settings, thread numbers, registers, variables,
+    symbols and file names, depending on the command being typed."""
+
+    def __init__(self, dbg: Debugger) -> None:
+        self.dbg = dbg
+
+    def words_for(self, text: str) -> list[str]:
+        parts = text.split(" ")
+        if len(parts) == 1:
+            names = set(self.dbg.commands)
+            for c in self.dbg.commands.values():
+                names.update(c.aliases)
+            return sorted(n for n in names if n.startswith(parts[0]))
+        try:
+            cmd = self.dbg.resolve(parts[0].split("/")[0])
+        except AmddbgError:
+            return []
+        last = parts[-1]
+        if cmd.name == "info" and len(parts) == 2:
+            return sorted(n for n in INFO_SUBCOMMANDS if n.startswith(last))
+        if cmd.name in ("set", "show") and len(parts) == 2:
+            return sorted({k.split()[0] for k in SETTING_KINDS if k.startswith(last)})
+        if cmd.name in ("help",):
+            return sorted(n for n in self.dbg.commands if n.startswith(last))
+        if cmd.name in ("thread", "wave"):
+            opts = ["apply"] + [str(t.number) for t in self.dbg.program.threads]
+            return [o for o in opts if o.startswith(last)]
+        if cmd.name == "info" and parts[1].startswith("reg"):
+            return self._registers(last)
+        if cmd.complete in ("expression", "command") or cmd.name in ("info", "list", "disassemble"):
+            if last.startswith("$"):
+                return ["$" + r for r in self._registers(last[1:])]
+            if "/" in last or last.startswith("."):
+                return _files(last)
+            return self._symbols(last)
+        return _files(last) if cmd.complete == "file" else []
+
+    def _registers(self, prefix: str) -> list[str]:
+        t = self.dbg.program.focus.thread
+        if t is None or not t.is_wave:
+            return []
+        try:
+            names = t.registers.names()
+        except AmddbgError:
+            return []
+        extra = ["_lane", "_wave_id", "_dispatch_pos", "_thread_workgroup_pos", "_lane_workgroup_pos"]
+        return [n for n in names + extra if n.startswith(prefix)][:400]
+
+    def _symbols(self, prefix: str) -> list[str]:
+        out = set()
+        f = self.dbg.program.current_frame
+        if f is not None:
+            try:
+                for v in f.locals() + f.arguments():
+                    if v.name and v.name.startswith(prefix):
+                        out.add(v.name)
+            except AmddbgError:
+                pass
+        from amddbg.repl.render import plain_name
+
+        for lco in self.dbg.program.code_objects:
+            try:
+                syms = lco._functions
+            except AmddbgError:
+                continue
+            for s in syms:
+                from amddbg.dwarf.demangle import demangle
+
+                for n in (s.name, plain_name(demangle(s.name) or s.name)):
+                    if n.startswith(prefix):
+                        out.add(n)
+        return sorted(out)[:400]
+
+    def as_prompt_toolkit(self):
+        from prompt_toolkit.completion import Completer, Completion
+
+        outer = self
+
+        class _C(Completer):
+            def get_completions(self, document, complete_event):
+                text = document.text_before_cursor
+                last = text.split(" ")[-1]
+                for w in outer.words_for(text):
+                    yield Completion(w, start_position=-len(last))
+
+        return _C()
+
+
+def _files(prefix: str) -> list[str]:
+    d, base = os.path.split(prefix)
+    try:
+        names = os.listdir(d or ".")
+    except OSError:
+        return []
+    out = []
+    for n in sorted(names):
+        if n.startswith(base):
+            p = os.path.join(d, n) if d else n
+            out.append(p + ("/" if os.path.isdir(p) else ""))
+    return out[:200]
+
+
+def run_command(dbg: Debugger, line: str, pager: Pager) -> bool:
+    """Run one line; False when the session should end. Errors print as one line."""
+    pager.reset()
+    try:
+        dbg.execute(line)
+    except Quit:
+        return False
+    except _PagerQuit:
+        sys.stdout.write("\n")
+    except KeyboardInterrupt:
+        sys.stdout.write("\nQuit\n")
+    except AmddbgError as exc:
+        print(f"amddbg: error: {safe(exc.user_message())}", file=sys.stderr)
+    except RecursionError:
+        print("amddbg: error: expression or command nested too deeply", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a bug must not end the session
+        print(f"amddbg: error: internal error ({type(exc).__name__}: {safe(exc)}); rerun with --debug",
+              file=sys.stderr)
+    return True
+
+
+def interactive(dbg: Debugger) -> int:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+    pager = Pager(dbg)
+    dbg.out = pager.write
+    path = history_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        history = FileHistory(str(path))
+    except OSError:
+        history = InMemoryHistory()
+    session = PromptSession(history=history, completer=DebuggerCompleter(dbg).as_prompt_toolkit(),
+                            complete_while_typing=False)
+    while True:
+        try:
+            line = session.prompt(PROMPT)
+        except KeyboardInterrupt:
+            continue
+        except EOFError:
+            print("quit")
+            return 0
+        if not run_command(dbg, line, pager):
+            return 0
+
+
+def plain_loop(dbg: Debugger, stream) -> int:
+    """Commands from a pipe: no prompt, no pager; errors are one line and the loop goes on."""
+    pager = Pager(dbg, sys.stdout)
+    dbg.out = pager.write
+    dbg.settings.values["pagination"] = False
+    failed = False
+    for line in stream:
+        try:
+            dbg.execute(line)
+        except Quit:
+            break
+        except AmddbgError as exc:
+            failed = True
+            print(f"amddbg: error: {safe(exc.user_message())}", file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,75 @@
+"""The one screen shown when a core opens: agents, dispatches, waves by state and source line, stops."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+from amddbg.errors import AmddbgError
+from amddbg.repl.render import plain_name
+from amddbg.textsafe import safe
+
+
+def summary_lines(program) -> list[str]:
+    out: list[str] = []
+    core = program.core
+    if core is None:
+        for lco in program.code_objects:
+            kernels = [k for k in lco.codeobj.kernels]
+            out.append(f"Code object {safe(lco.uri)}: {safe(lco.processor)}, {len(kernels)} kernel"
+                       f"{'s' if len(kernels) != 1 else ''}"
+                       + (": " + ", ".join(safe(plain_name(_dem(k.name))) for k in kernels[:8]) if kernels else ""))
+        out.append("No core: static session (functions, lines, disassembly, variable locations).")
+        return out
+    agents = program.agents
+    out.append(f"Agents: {len(agents)}" + ("  " + ", ".join(
+        f"{safe(a.processor)} (gpu_id {a.gpu_id}{', ' + ', '.join(a.exceptions) if a.exceptions else ''})"
+        for a in agents) if agents else ""))
+    ds = program.dispatches
+    out.append(f"Dispatches: {len(ds)}")
+    for d in ds[:8]:
+        k = program.kernel_name(d)
+        grid = "[" + ",".join(map(str, d.grid_size)) + "]" if d.grid_size else "?"
+        wg = "[" + ",".join(map(str, d.workgroup_size)) + "]" if d.workgroup_size else "?"
+        out.append(f"  {program.agent_index(d.gpu_id)}:{d.queue_id}:{d.dispatch_id}  "
+                   f"{safe(plain_name(_dem(k)) if k else '??')}  grid {grid}  workgroup {wg}")
+    if len(ds) > 8:
+        out.append(f"  ... {len(ds) - 8} more (info dispatches)")
+    waves = program.waves
+    out.append(f"Waves: {len(waves)}")
+    groups: Counter = Counter()
+    for w in waves:
+        groups[(str(w.state), _where(w))] += 1
+    for (state, where), n in sorted(groups.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.append(f"  {n:>6}  {state:<11} {where}")
+    reasons: Counter = Counter()
+    for w in waves:
+        for r in w.stop_reason:
+            reasons[r] += 1
+    if reasons:
+        out.append("Stop reasons: " + ", ".join(f"{r} ({n})" for r, n in reasons.most_common()))
+    excs = [e for a in agents for e in a.exceptions] + [e for q in program.queues for e in q.exceptions]
+    if excs:
+        out.append("Exceptions: " + ", ".join(sorted(set(excs))))
+    host = [t for t in program.threads if not t.is_wave]
+    if host:
+        out.append(f"Host threads: {len(host)}")
+    return out
+
+
+def _where(w) -> str:
+    try:
+        frames = w.frames()
+    except AmddbgError:
+        return "??"
+    if not frames:
+        return "??"
+    f = frames[0]
+    loc = f"{os.path.basename(f.file)}:{f.line}" if f.file else f"{w.pc:#x}"
+    return f"{safe(loc)} ({safe(plain_name(f.function))})"
+
+
+def _dem(name):
+    from amddbg.dwarf.demangle import demangle
+
+    return demangle(name) or name if name else name

@@ -52,6 +52,7 @@ class LoadedCodeObject:
         self._source_cache: dict[int, list[SourceFrame]] = {}
         self._insn_cache: dict[int, object] = {}
         self._code_info: dict[int, object] = {}
+        self._before_cache: dict[int, object] = {}
 
     def __repr__(self) -> str:
         return f"<LoadedCodeObject {self.uri} at {self.load_address:#x}>"
@@ -155,15 +156,20 @@ class LoadedCodeObject:
         return insn
 
     def instruction_before(self, address: int):
+        """The instruction that ends at or before `address` in its function (cached: every wave's state
+        asks it for its PC, and 10,000 waves share a handful of PCs)."""
+        cache = self._before_cache
+        if address in cache:
+            return cache[address]
         f = self.function_at(address - 1)
-        if f is None:
-            return None
-        lo = f.address + self.load_address
         prev = None
-        for i in self.instructions(lo, lo + f.size):
-            if i.address >= address:
-                break
-            prev = i
+        if f is not None:
+            lo = f.address + self.load_address
+            for i in self.instructions(lo, lo + f.size):
+                if i.address >= address:
+                    break
+                prev = i
+        cache[address] = prev
         return prev
 
     def source_frames(self, address: int) -> list[SourceFrame]:

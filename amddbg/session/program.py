@@ -298,7 +298,12 @@ class Program:
 
     @property
     def warnings(self) -> list[str]:
-        return list(self.core.warnings) if self.core is not None else []
+        """The core reader's warnings, including those about code objects (a file:// URI not found, a
+        damaged symbol table), which are only known once the code objects have been parsed."""
+        if self.core is None:
+            return []
+        self.code_objects  # noqa: B018 - parse them so that their warnings are listed too
+        return list(self.core.warnings)
 
     @cached_property
     def pid(self) -> int | None:

@@ -107,17 +107,19 @@ class ProgramScope:
             return Value.from_int(t.dispatch_id if t.dispatch_id is not None else -1)
         if name == "_thread_workgroup_pos":
             return Value.from_int(t.wave_in_group if t.wave_in_group is not None else -1)
-        if name in ("_lane_workgroup_pos", "_dispatch_pos"):
+        if name == "_dispatch_pos":
+            # ROCgdb (amd-dbgapi-target.c dispatch_pos_string): the wave's work-group position and its
+            # number in the work-group, "(x,y,z)/w" -- "(?,?,?)/?" when unknown.
+            if t.workgroup is None or t.wave_in_group is None:
+                return string_value("(?,?,?)/?")
+            return string_value(f"({wg[0]},{wg[1]},{wg[2]})/{t.wave_in_group}")
+        if name == "_lane_workgroup_pos":
+            # ROCgdb (lane_workgroup_pos_string): the lane's work-item position in its work-group,
+            # "[x,y,z]" -- "[?,?,?]" when the dispatch is unknown.
             pos = self.lane_position()
             if pos is None:
-                return Value(UINT32, None, error="<unavailable>")
-            if name == "_lane_workgroup_pos":
-                return string_value("({},{},{})".format(*pos))
-            size = t.dispatch.workgroup_size if t.dispatch is not None else None
-            if size is None:
-                return Value(UINT32, None, error="<unavailable>")
-            g = [wg[i] * size[i] + pos[i] for i in range(3)]
-            return string_value("({},{},{})".format(*g))
+                return string_value("[?,?,?]")
+            return string_value("[{},{},{}]".format(*pos))
         return None
 
     def lane_position(self) -> tuple[int, int, int] | None:
@@ -128,10 +130,17 @@ class ProgramScope:
         size = d.workgroup_size if d is not None else None
         if size is None or t.wave_in_group is None or 0 in size:
             return None
+        # A work-group at the grid's edge is partial: the hardware packs only the work-items that fit in
+        # the grid, so the flat id splits by the partial sizes (as ROCgdb's work_item_info does).
+        grid = d.grid_size
+        wg = t.workgroup or (0, 0, 0)
+        if grid is not None and all(grid):
+            size = tuple(max(1, min(wg[i] * size[i] + size[i], grid[i]) - wg[i] * size[i]) for i in range(3))
         flat = t.wave_in_group * t.lanes + self.lane
-        x = flat % size[0]
-        y = flat // size[0] % size[1]
         z = flat // (size[0] * size[1])
+        flat -= z * size[0] * size[1]
+        y = flat // size[0]
+        x = flat - y * size[0]
         return (x, y, z)
 
     def set_convenience(self, name: str, value: Value) -> None:

@@ -480,6 +480,18 @@ class Program:
                     out.append((lco, s))
         return out
 
+    def frames_at(self, address: int) -> list[Frame]:
+        """Static frames at a code address, no core needed: the inlined chain DWARF describes there,
+        innermost first (method "static", no thread). Their arguments()/locals() list the variables and
+        `location_text()` says where each lives at that PC; values need registers and memory, so
+        `value()` is ``<unavailable>`` — a static session shows locations, never invented values."""
+        lco = self.code_object_at(address)
+        if lco is None:
+            raise Unavailable("global", address, 0, "not in any loaded code object")
+        from amddbg.session.frames import _expand
+
+        return _expand(None, lco, address, 0, "static", None)
+
     def instruction_at(self, address: int):
         lco = self.code_object_at(address)
         return lco.instruction_at(address) if lco is not None else None

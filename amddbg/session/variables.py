@@ -76,6 +76,8 @@ class FrameVariable:
 
     def value(self, lane: int | None = None) -> Value:
         thread = self.frame.thread
+        if thread is None:  # a static frame (Program.frames_at): a location, but no registers or memory
+            return Value.unavailable("no core: static session", self.type)
         if lane is None:
             lane = thread.program.focus.lane if thread.is_wave else 0
         try:
@@ -88,6 +90,8 @@ class FrameVariable:
 
     def lane_values(self) -> LaneValues:
         thread = self.frame.thread
+        if thread is None:
+            return LaneValues({0: self.value()})
         lanes = list(range(thread.lanes)) if thread.is_wave else [0]
         try:
             raw = self._raw(lanes)

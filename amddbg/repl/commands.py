@@ -692,7 +692,8 @@ class Debugger:
                     self.out(f"        {safe(v.name)} = {safe(_fmt(v, lane))}")
         if limit is not None and 0 <= limit < len(frames):
             self.out("(More stack frames follow...)")
-        elif frames and frames[-1].stop_reason and not frames[-1].stop_reason.startswith("return address undefined"):
+        elif frames and frames[-1].stop_reason and frames[-1].method != "host" and \
+                not frames[-1].stop_reason.startswith("return address undefined"):
             self.out(f"Backtrace stopped: {safe(frames[-1].stop_reason)}")
 
     # -- values --------------------------------------------------------------------------------------------------

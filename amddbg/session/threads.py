@@ -173,6 +173,8 @@ class WaveThread(Thread):
                 return WaveState.SLEEPING, i.text
         if self.wave.status & STATUS_HALT:
             return WaveState.HALTED, "STATUS.HALT is set"
+        if self.wave.stopped:
+            return WaveState.HALTED, "stopped by the trap handler with no exception (debugger stop)"
         return WaveState.RUNNING, "no stop reason and no wait at the saved PC"
 
     @property

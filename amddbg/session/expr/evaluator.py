@@ -211,6 +211,10 @@ class Evaluator:
             return Value.from_float(x, t if isinstance(t, CType) else _as_ctype(t))._retype(t)
         if k_to == "void":
             return Value(t, b"", error="void")
+        if k_to == "pointer" and k_from == "pointer" and isinstance(t, CType) and t.space is None:
+            src_space = self.pointee(v)[1]
+            if src_space not in (None, "generic"):  # (int *)local#24 stays the same LDS object
+                t = pointer_to(t.target, src_space)
         n = int(v.to_float()) if k_from == "float" else v.to_int()
         size = type_size(t) or 8
         n &= (1 << (8 * size)) - 1

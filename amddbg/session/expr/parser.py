@@ -269,9 +269,17 @@ class Parser:
         if k == "int":
             body = v.rstrip("uUlL")
             suffix = v[len(body):].lower()
-            n = int(body, 0) if not body.startswith(("0b", "0B")) else int(body[2:], 2)
-            if body.startswith("0") and len(body) > 1 and body[1] not in "xXbB":
-                n = int(body, 8)
+            try:
+                if body[:2].lower() == "0x":
+                    n = int(body, 16)
+                elif body[:2].lower() == "0b":
+                    n = int(body[2:], 2)
+                elif len(body) > 1 and body[0] == "0":
+                    n = int(body, 8)
+                else:
+                    n = int(body)
+            except ValueError:
+                raise UsageError(f'Invalid number "{v}".') from None
             return ("int", n, suffix)
         if k == "float":
             body = v.rstrip("fFlL")

@@ -404,7 +404,7 @@ class Program:
         if t is None or not t.is_wave:
             raise UsageError("lane: the current thread is not a GPU wave")
         if not 0 <= lane < t.lanes:
-            raise UsageError(f"Lane {lane} does not exist in this wave (it has {t.lanes} lanes)")
+            raise UsageError(f"Lane {lane} does not exist on this thread.")  # ROCgdb's words
         self.focus.lane = lane
         return lane
 

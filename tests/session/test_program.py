@@ -86,7 +86,7 @@ def test_target_ids_states_and_focus():
     assert prog.evaluate("$_lane_workgroup_pos").format() == '"[81,0,0]"'  # wave 1 of a 256-wide group
     assert prog.evaluate("$_dispatch_pos").format() == '"(0,0,0)/1"'
     assert prog.evaluate("$_thread_workgroup_pos").to_int() == 1
-    with pytest.raises(AmddbgError):
+    with pytest.raises(AmddbgError, match=r"^Lane 64 does not exist on this thread\.$"):  # ROCgdb's words
         prog.select_lane(64)
     with pytest.raises(AmddbgError):
         prog.select_thread(99)

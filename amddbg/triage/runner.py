@@ -1,0 +1,115 @@
+"""Running the per-core summaries: in this process, in `--jobs N` processes, or on a Dask cluster.
+
+Tasks take a path and return a small JSON-able summary (amddbg.triage.summarize); results come back in
+input order whatever ran them, so every backend produces the same tree.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from amddbg.errors import NotSupported, UsageError
+from amddbg.triage.summarize import summarize_to_json
+from amddbg.triage.tree import CoreSummary
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled:
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    p = Progress(TextColumn("triage"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                 console=Console(stderr=True), transient=True)
+    p.start()
+    task = p.add_task("cores", total=total)
+    return p, task
+
+
+def run_summaries(paths: Sequence, *, jobs: int = 1, cluster: str | None = None, options: dict | None = None,
+                  progress: bool | None = None, on_result: Callable[[int, dict], None] | None = None
+                  ) -> list[CoreSummary]:
+    options = dict(options or {})
+    if progress is None:
+        progress = sys.stderr.isatty()
+    bar = _progress(len(paths), progress)
+    results: list[dict | None] = [None] * len(paths)
+
+    def done(i: int, doc: dict) -> None:
+        results[i] = doc
+        if bar is not None:
+            bar[0].advance(bar[1])
+        if on_result is not None:
+            on_result(i, doc)
+
+    try:
+        if cluster:
+            _run_dask(paths, cluster, jobs, options, done)
+        elif jobs > 1 and len(paths) > 1:
+            _run_processes(paths, jobs, options, done)
+        else:
+            for i, p in enumerate(paths):
+                done(i, summarize_to_json(p, **options))
+    finally:
+        if bar is not None:
+            bar[0].stop()
+    return [CoreSummary.from_json(d) for d in results if d is not None]
+
+
+def _run_processes(paths, jobs: int, options: dict, done) -> None:
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        futures = {pool.submit(_chunk, list(paths[i:i + 8]), options): i for i in range(0, len(paths), 8)}
+        for fut in cf.as_completed(futures):
+            base = futures[fut]
+            for k, doc in enumerate(fut.result()):
+                done(base + k, doc)
+
+
+def _chunk(paths: list, options: dict) -> list[dict]:
+    return [summarize_to_json(p, **options) for p in paths]
+
+
+def _run_dask(paths, cluster: str, jobs: int, options: dict, done) -> None:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise NotSupported("--cluster needs Dask distributed: pip install 'amddbg[cluster]'") from None
+    local = None
+    if cluster == "local":
+        local = LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(local)
+    else:
+        if not cluster.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
+            raise UsageError(f"--cluster: expected tcp://HOST:PORT or 'local', not {cluster!r}")
+        client = Client(cluster, timeout="20s")
+    try:
+        chunks = [list(paths[i:i + 8]) for i in range(0, len(paths), 8)]
+        futures = client.map(_chunk, chunks, options=options, pure=False)
+        index = {f.key: n * 8 for n, f in enumerate(futures)}
+        for fut in as_completed(futures):
+            base = index[fut.key]
+            for k, doc in enumerate(fut.result()):
+                done(base + k, doc)
+    finally:
+        client.close()
+        if local is not None:
+            local.close()
+
+
+def expand_paths(paths: Sequence[str]) -> list:
+    """Files as given; a directory contributes its *.core / *.gpu / core* files (sorted). A host core next to
+    its split GPU core (NAME.host.core + NAME.gpu) is one entry."""
+    out: list = []
+    for p in paths:
+        if os.path.isdir(p):
+            names = sorted(n for n in os.listdir(p) if n.endswith((".core", ".gpu")) or n.startswith("core"))
+            out.extend(os.path.join(p, n) for n in names)
+        else:
+            out.append(p)
+    return out

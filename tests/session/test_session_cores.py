@@ -163,3 +163,17 @@ def test_copied_core_outside_the_tree(tmp_path):
     a, b = amddbg.open(DEMO), amddbg.open(dst)
     assert [w.target_id for w in a.waves] == [w.target_id for w in b.waves]
     assert [(f.function, f.line) for f in a.waves[1].frames()] == [(f.function, f.line) for f in b.waves[1].frames()]
+
+
+def test_generic_addresses_through_the_apertures(chain_core):
+    # generic (flat) addresses in the agent's LDS / scratch apertures (KFD note: lds_base, scratch_base)
+    # reach the focused wave's LDS and the lane's swizzled private memory
+    prog = amddbg.open(DEMO)
+    lds = prog.agents[0].entry["lds_base"]
+    assert lds == 1 << 48
+    assert prog.read("generic", lds + 20, 4) == prog.read("local", 20, 4) == (5).to_bytes(4, "little")
+    assert prog.evaluate(f"*(int *){lds + 24}").to_int() == 6
+    chain = amddbg.open(chain_core[0])
+    scratch = chain.agents[0].entry["scratch_base"]
+    for lane in (1, 40):
+        assert chain.read("generic", scratch + 0x50, 4, lane=lane) == chain.read("private_lane", 0x50, 4, lane=lane)

@@ -562,9 +562,11 @@ class Debugger:
         if self.plugins is None or not self.plugins.plugins:
             self.out("No plugins loaded (see docs/plugins.md: AMDDBG_PLUGIN_PATH, --plugin, entry points).")
             return
-        for r in self.plugins.rows():
+        rows = self.plugins.rows()
+        width = max(len(r["name"]) for r in rows) + 2
+        for r in rows:
             extra = f"  ({r['error']})" if r["error"] else ""
-            self.out(f"{safe(r['name']):<24}{r['state']:<10}{safe(r['source'])}{safe(extra)}")
+            self.out(f"{safe(r['name']):<{width}}{r['state']:<10}{safe(r['source'])}{safe(extra)}")
 
     def info_barriers(self, args: str) -> None:
         try:

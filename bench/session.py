@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -101,11 +102,19 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--dir", type=Path)
     a = ap.parse_args()
+    tmp = Path(a.dir or tempfile.mkdtemp(prefix="amddbg-bench-session-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    try:
+        run(a, tmp)
+    finally:
+        if a.dir is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(a, tmp: Path) -> None:
     import chain_core
     from tests_session_scale import build_scale_core
 
-    tmp = Path(a.dir or tempfile.mkdtemp(prefix="amddbg-bench-session-"))
-    tmp.mkdir(parents=True, exist_ok=True)
     scale = build_scale_core(tmp / "scale.gpu", waves=a.waves)
     chain = tmp / "chain.gpu"
     chain_core.build(chain)

@@ -10,9 +10,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+import jobcores  # noqa: I001 - tests/triage on sys.path (conftest)
 import pytest
 
-import jobcores  # noqa: I001 - tests/triage on sys.path (conftest)
 from amddbg.triage import triage
 
 ROOT = Path(__file__).resolve().parents[2]

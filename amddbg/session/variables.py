@@ -54,16 +54,74 @@ class FrameVariable:
         lco = self.frame.code_object
         return self.frame.lookup_pc - (lco.load_address if lco is not None else 0)
 
-    def _raw(self, lanes) -> dict:
+    def _ctx(self):
         try:
-            ctx = self.frame.context()
+            return self.frame.context()
         except Unavailable:
-            ctx = None
-        if ctx is None:
             from amddbg.dwarf.expr import StaticContext
 
-            ctx = StaticContext()
-        return variable_value(self.var, self._rel_pc(), ctx, lanes)
+            return StaticContext()
+
+    def _raw(self, lanes, rel_pc: int | None = None) -> dict:
+        return variable_value(self.var, self._rel_pc() if rel_pc is None else rel_pc, self._ctx(), lanes)
+
+    def lane_pcs(self) -> dict | None:
+        """lane -> (relative PC, state) from the subprogram's DW_AT_LLVM_lane_pc / DW_AT_LLVM_active_lane, or
+        None when the producer emits no lane PC (every upstream clang): then lanes are evaluated at the wave PC."""
+        cached = getattr(self.frame, "_lane_pcs", False)
+        if cached is not False:
+            return cached
+        result = None
+        thread = self.frame.thread
+        scopes = self.frame.scopes()
+        sub = next((sc for sc in scopes if sc.kind in ("subprogram", "inlined")), None)
+        if thread is not None and thread.is_wave and sub is not None:
+            from amddbg.dwarf.expr import producer_options
+            from amddbg.dwarf.expr.lanes import LaneState, active_mask, lane_pcs
+            from amddbg.dwarf.scopes import _origin_attr
+
+            die = sub.die
+            info = die.unit.dwarf.producer_info(die.unit)
+            expr = _origin_attr(die, info.lane_attr("lane_pc"))
+            if isinstance(expr, (bytes, bytearray)) or hasattr(expr, "__bytes__"):
+                opts = {"address_size": die.unit.addr_size,
+                        **producer_options(info.producer, info.augmentation)}
+                try:
+                    ctx = self._ctx()
+                    act_expr = _origin_attr(die, info.lane_attr("active_lane"))
+                    act = active_mask(ctx, bytes(act_expr) if act_expr is not None else None, lanes=thread.lanes,
+                                      exec_mask=thread.exec, **opts)
+                    load = self.frame.code_object.load_address if self.frame.code_object else 0
+                    pcs = lane_pcs(ctx, bytes(expr), lanes=thread.lanes, wave_pc=self.frame.pc - load,
+                                   active=act, **opts)
+                    result = {p.lane: (p.pc, p.state is not LaneState.NOT_IN_FRAME) for p in pcs}
+                except AmddbgError:
+                    result = None
+        try:
+            self.frame._lane_pcs = result
+        except AttributeError:
+            pass
+        return result
+
+    def _lane_value(self, lane: int, lane_pcs: dict | None, thread) -> Value:
+        if lane_pcs is not None and lane in lane_pcs:
+            pc, in_frame = lane_pcs[lane]
+            if not in_frame or pc is None:
+                v = Value.unavailable("the lane was not active on entry to this function", self.type)
+                v.lane = lane
+                return v
+            try:
+                raw = self._raw([lane], rel_pc=pc)[lane]
+            except AmddbgError as exc:
+                raw = exc
+            return self._value(lane, raw)  # evaluated at the lane's own PC: not marked
+        try:
+            raw = self._raw([lane])[lane]
+        except AmddbgError as exc:
+            raw = exc
+        v = self._value(lane, raw)
+        v.pc_marked = thread.is_wave and lane not in thread.active_lanes
+        return v
 
     def _value(self, lane: int, raw) -> Value:
         if raw is None:
@@ -80,13 +138,10 @@ class FrameVariable:
             return Value.unavailable("no core: static session", self.type)
         if lane is None:
             lane = thread.program.focus.lane if thread.is_wave else 0
-        try:
-            raw = self._raw([lane])[lane]
-        except AmddbgError as exc:
-            raw = exc
-        v = self._value(lane, raw)
-        v.pc_marked = thread.is_wave and lane not in thread.active_lanes
-        return v
+        lpcs = self.lane_pcs()
+        if lpcs is not None and lane not in thread.active_lanes:
+            return self._lane_value(lane, lpcs, thread)
+        return self._lane_value(lane, None, thread)
 
     def lane_values(self) -> LaneValues:
         thread = self.frame.thread
@@ -98,8 +153,12 @@ class FrameVariable:
         except AmddbgError as exc:
             raw = dict.fromkeys(lanes, exc)
         active = set(thread.active_lanes) if thread.is_wave else {0}
+        lpcs = self.lane_pcs() if thread.is_wave else None
         out = {}
         for ln in lanes:
+            if lpcs is not None and ln not in active:
+                out[ln] = self._lane_value(ln, lpcs, thread)
+                continue
             v = self._value(ln, raw.get(ln))
             v.pc_marked = ln not in active
             out[ln] = v

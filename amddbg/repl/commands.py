@@ -300,8 +300,9 @@ class Debugger:
             self.out("No queues are currently active.")
             return
         self.out(f"{'  Id':<6}{'Target Id':<28}{'Type':<16}{'Read':<8}{'Write':<8}Address")
+        q_gpu = [q.gpu_id for q in self.program.queues]
         for i, r in enumerate(rows, 1):
-            tid = f"AMDGPU Queue {r['agent']}:{r['queue_id']}"
+            tid = f"AMDGPU Queue {r['agent']}:{self.program.queue_handle(q_gpu[i - 1], r['queue_id'])}"
             self.out(f"  {i:<4}{tid:<28}{safe(r['type']):<16}{str(r['read_dispatch_id']):<8}"
                      f"{str(r['write_dispatch_id']):<8}{r['ring_base_address']:#x}")
 
@@ -321,15 +322,17 @@ class Debugger:
         if not rows:
             self.out("No dispatches are currently active.")
             return
-        self.out(f"{'  Id':<6}{'Target Id':<34}{'Grid':<16}{'Workgroup':<14}Kernel Function")
+        self.out(f"{'  Id':<6}{'Target Id':<40}{'Grid':<16}{'Workgroup':<14}Kernel Function")
         cur = self.program.focus.thread
         for i, r in enumerate(rows, 1):
             mark = "*" if cur is not None and cur.is_wave and cur.dispatch_id == r["dispatch_id"] \
                 and cur.queue_id == r["queue_id"] else " "
-            tid = f"AMDGPU Dispatch {r['agent']}:{r['queue_id']}:{r['dispatch_id']}"
+            d = self.program.dispatches[i - 1]
+            tid = (f"AMDGPU Dispatch {r['agent']}:{self.program.queue_handle(d.gpu_id, d.queue_id)}:"
+                   f"{self.program.dispatch_handle(d)} (PKID {r['dispatch_id']})")
             grid = "[" + ",".join(map(str, r["grid"])) + "]" if r["grid"] else "?"
             wg = "[" + ",".join(map(str, r["workgroup"])) + "]" if r["workgroup"] else "?"
-            self.out(f"{mark} {i:<4}{tid:<34}{grid:<16}{wg:<14}{safe(r['kernel_function'] or '??')}")
+            self.out(f"{mark} {i:<4}{tid:<40}{grid:<16}{wg:<14}{safe(r['kernel_function'] or '??')}")
 
     def _thread_row(self, t) -> dict:
         d = {"id": t.number, "target_id": t.target_id, "current": t is self.program.focus.thread,
@@ -420,7 +423,7 @@ class Debugger:
             mark = "*" if r["id"] == self.program.focus.lane else " "
             pos = r["workgroup_pos"]
             pos_t = f"[{pos[0]},{pos[1]},{pos[2]}]" if pos else "[?,?,?]"
-            tid = (f"AMDGPU Lane {t.agent_id}:{t.queue_id}:{t.dispatch_id}:{t.wave_id}/{r['id']} "
+            tid = (f"AMDGPU Lane {t.agent_id}:{t.queue_handle}:{t.dispatch_handle}:{t.wave_id}/{r['id']} "
                    f"({wg[0]},{wg[1]},{wg[2]}){pos_t}")
             frame = render.frame_summary(f0, r["id"]) if f0 and r["active"] else "(inactive)"
             self.out(f"{mark} {r['id']:<5}{'A' if r['active'] else 'I':<7}{tid:<44}{frame}")

@@ -349,15 +349,37 @@ class Program:
             for h in host_threads:
                 out.append(HostThread(n, self, host=h))
                 n += 1
+            # ROCgdb's target ids are amd-dbgapi object handles: per object kind, counters from 1 in discovery
+            # order (agents, then each agent's queues, the dispatches in each queue's ring, the waves in each
+            # queue's control stack) -- not the KFD queue id or the AQL packet id.
+            handles = {id(w): n for n, w in enumerate(self.core.waves, 1)}
             waves = sorted(self.core.waves, key=_wave_order)
-            per_dispatch: dict[tuple, int] = {}
             for w in waves:
-                key = (w.gpu_id, w.queue_id, w.dispatch_id)
-                wid = per_dispatch.get(key, 0)
-                per_dispatch[key] = wid + 1
-                out.append(WaveThread(n, self, wave=w, wave_id=wid, agent_id=self.agent_index(w.gpu_id)))
+                out.append(WaveThread(n, self, wave=w, wave_id=handles[id(w)], agent_id=self.agent_index(w.gpu_id),
+                                      queue_handle=self.queue_handle(w.gpu_id, w.queue_id),
+                                      dispatch_handle=self.dispatch_handle(w.dispatch)))
                 n += 1
         return out
+
+    @cached_property
+    def _queue_handles(self) -> dict:
+        order = sorted(self.queues, key=lambda q: (self.agent_index(q.gpu_id), self.queues.index(q)))
+        return {(q.gpu_id, q.queue_id): n for n, q in enumerate(order, 1)}
+
+    def queue_handle(self, gpu_id: int, queue_id: int) -> int:
+        """ROCgdb's queue id (amd-dbgapi handle): 1-based in discovery order."""
+        return self._queue_handles.get((gpu_id, queue_id), 0)
+
+    @cached_property
+    def _dispatch_handles(self) -> dict:
+        order = sorted(self.dispatches, key=lambda d: (self.queue_handle(d.gpu_id, d.queue_id), d.dispatch_id))
+        return {(d.gpu_id, d.queue_id, d.dispatch_id): n for n, d in enumerate(order, 1)}
+
+    def dispatch_handle(self, dispatch) -> int | None:
+        """ROCgdb's dispatch id (amd-dbgapi handle): 1-based in discovery order; None without a dispatch."""
+        if dispatch is None:
+            return None
+        return self._dispatch_handles.get((dispatch.gpu_id, dispatch.queue_id, dispatch.dispatch_id))
 
     @property
     def waves(self) -> list[WaveThread]:

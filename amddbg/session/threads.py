@@ -87,8 +87,10 @@ class WaveThread(Thread):
     """One GPU wave of the core, with ROCgdb's target id and a derived state."""
 
     wave: object = None  # amddbg.core.model.Wave
-    wave_id: int = 0  # ROCgdb's per-queue-dispatch wave number (position among the dispatch's waves)
-    agent_id: int = 0
+    wave_id: int = 0  # ROCgdb's wave id: the amd-dbgapi wave handle, 1-based in discovery order
+    agent_id: int = 0  # ROCgdb's agent id (1-based)
+    queue_handle: int = 0  # ROCgdb's queue id (1-based handle, not the KFD queue id)
+    dispatch_handle: int | None = None  # ROCgdb's dispatch id (1-based handle, not the AQL packet id)
     _frames: list | None = field(default=None, repr=False)
 
     is_wave = True
@@ -138,11 +140,11 @@ class WaveThread(Thread):
     def target_id(self) -> str:
         """``AMDGPU Wave A:Q:D:W (X,Y,Z)/N`` as ROCgdb prints it (agent, queue, dispatch, wave ids;
         work-group position; wave index in the work-group). Unknown parts print as ``?``."""
-        d = self.dispatch_id
         wg = self.workgroup
         pos = f"({wg[0]},{wg[1]},{wg[2]})" if wg is not None else "(?,?,?)"
         n = self.wave_in_group
-        return (f"AMDGPU Wave {self.agent_id}:{self.queue_id}:{d if d is not None else '?'}:{self.wave_id} "
+        d = self.dispatch_handle
+        return (f"AMDGPU Wave {self.agent_id}:{self.queue_handle}:{d if d is not None else '?'}:{self.wave_id} "
                 f"{pos}/{n if n is not None else '?'}")
 
     @property

@@ -31,7 +31,7 @@ def test_thread_apply_all_bt_shapes(chain_core):
     r = amddbg("-batch", "-ex", "thread apply all bt", str(path))
     assert r.returncode == 0, r.stderr
     lines = [ln for ln in r.stdout.splitlines() if ln]
-    assert lines[0] == "Thread 1 (AMDGPU Wave 1:2:5:0 (1,0,0)/0):"
+    assert lines[0] == "Thread 1 (AMDGPU Wave 1:1:1:1 (1,0,0)/0):"
     frames = [FRAME.match(ln) for ln in lines[1:]]
     assert all(frames), lines[1:]
     assert [m.group(3) for m in frames] == ["third_level", "second_level", "first_level", "probe<int>"]
@@ -49,7 +49,7 @@ def test_host_thread_header_in_unified_core(tmp_path):
     lines = [ln for ln in r.stdout.splitlines() if ln]
     assert lines[0] == "Thread 1 (LWP 4242):"
     assert lines[1].startswith("#0  0x0000000000401000 in ")
-    assert lines[2] == "Thread 2 (AMDGPU Wave 1:2:5:0 (1,0,0)/0):"
+    assert lines[2] == "Thread 2 (AMDGPU Wave 1:1:1:1 (1,0,0)/0):"
     assert FRAME.match(lines[3]).group(3) == "third_level"
 
 
@@ -66,7 +66,7 @@ def test_inlined_frames_and_statement_start():
 def test_info_threads_rows(chain_core):
     r = amddbg("-batch", "-ex", "info threads", str(chain_core[0]))
     rows = r.stdout.splitlines()[1:]
-    assert re.match(r"^\* 1    AMDGPU Wave 1:2:5:0 \(1,0,0\)/0 \"probe<int>\" +0x[0-9a-f]{16} in third_level \(x=7\)"
+    assert re.match(r"^\* 1    AMDGPU Wave 1:1:1:1 \(1,0,0\)/0 \"probe<int>\" +0x[0-9a-f]{16} in third_level \(x=7\)"
                     r" at \S+probe\.hip:33$", rows[0]), rows[0]
 
 
@@ -110,7 +110,7 @@ def test_python_script(tmp_path, chain_core):
     script.write_text("w = prog.waves[0]\nprint(w.target_id, [f.linkage_name for f in w.frames()][0])\n")
     r = amddbg("--python", str(script), str(chain_core[0]))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "AMDGPU Wave 1:2:5:0 (1,0,0)/0 _Z11third_leveli"
+    assert r.stdout.strip() == "AMDGPU Wave 1:1:1:1 (1,0,0)/0 _Z11third_leveli"
 
 
 def test_bad_core_is_one_line(tmp_path):

@@ -30,7 +30,7 @@ def test_summary_prompt_and_commands(tmp_path):
     c.expect("at barrier")
     c.expect(PROMPT)
     c.sendline("info threads")
-    c.expect(r"\* 1    AMDGPU Wave 1:1:7:0 \(0,0,0\)/0")
+    c.expect(r"\* 1    AMDGPU Wave 1:1:1:1 \(0,0,0\)/0")
     c.expect(PROMPT)
     c.sendline("print -lane all $v0 < 32")
     c.expect(r"\$1 = \{lanes 0-31: 1, 32-63: 0\}")

@@ -74,7 +74,7 @@ def test_unified_layout_same_answers(chain_unified):
 def test_target_ids_states_and_focus():
     prog = amddbg.open(DEMO)
     ids = [w.target_id for w in prog.waves]
-    assert ids == [f"AMDGPU Wave 1:1:7:{i} (0,0,0)/{i}" for i in range(4)]
+    assert ids == [f"AMDGPU Wave 1:1:1:{i + 1} (0,0,0)/{i}" for i in range(4)]  # dbgapi handles from 1
     assert [w.state for w in prog.waves] == [WaveState.AT_BARRIER, WaveState.SPINNING] * 2
     # the barrier waves sit in the inlined workgroup_barrier(), at the __builtin_amdgcn_s_barrier() line
     f0 = prog.waves[0].frames()

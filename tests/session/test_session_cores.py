@@ -28,7 +28,7 @@ def test_host_gpu_pair_threads_and_file_code_object():
     host = [t for t in prog.threads if not t.is_wave]
     assert [(t.number, t.target_id) for t in host] == [(1, "LWP 2024")]
     assert [w.number for w in prog.waves] == list(range(2, 2 + len(prog.waves)))
-    assert prog.waves[0].target_id == "AMDGPU Wave 1:2:0:0 (0,0,0)/0"
+    assert prog.waves[0].target_id == "AMDGPU Wave 1:1:1:1 (0,0,0)/0"  # dbgapi handles count from 1
     assert any("llvm22-gfx942-w64-O0-cl.co" in w and "not found" in w for w in prog.warnings)
     f = prog.waves[0].frames()
     assert len(f) == 1 and f[0].function is None and "no loaded code object" in f[0].stop_reason
@@ -46,7 +46,7 @@ def test_unified_core_states_and_host_threads():
     prog = amddbg.open(UNIFIED)
     assert [t.target_id for t in prog.threads if not t.is_wave] == ["LWP 4711", "LWP 4712"]
     by_state = {w.target_id: (w.state, w.state_reason) for w in prog.waves}
-    assert by_state["AMDGPU Wave 1:3:0:2 (1,0,0)/0"] == (WaveState.TRAPPED, "assert_trap")
+    assert by_state["AMDGPU Wave 1:1:1:3 (1,0,0)/0"] == (WaveState.TRAPPED, "assert_trap")
     trapped = next(w for w in prog.waves if w.state is WaveState.TRAPPED)
     (f,) = trapped.frames()
     assert f.function == "void probe<int>(int*, int*, int*, int)" and f.line == 66 and f.method == "context"
@@ -99,7 +99,7 @@ def test_chain_core_registers_and_private_spaces(chain_core):
     path, exp = chain_core
     prog = amddbg.open(path)
     w = prog.waves[0]
-    assert w.target_id == "AMDGPU Wave 1:2:5:0 (1,0,0)/0"
+    assert w.target_id == "AMDGPU Wave 1:1:1:1 (1,0,0)/0"
     regs = w.registers
     assert regs.read_named("s32") == 0x1C00 and regs.read_named("s33") == 0x1800
     ra_first = cc.LOAD + exp["ra"][2]

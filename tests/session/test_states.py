@@ -52,8 +52,8 @@ def test_states_from_saved_registers(tmp_path):
     pcs = _build(tmp_path / "states.gpu")
     prog = amddbg.open(tmp_path / "states.gpu")
     got = [(w.target_id, w.state, w.state_reason) for w in prog.waves]
-    assert [g[0] for g in got] == [f"AMDGPU Wave 1:3:4:{i} (0,0,0)/{i}" for i in range(4)] + [
-        "AMDGPU Wave 1:3:4:4 (1,0,0)/0", "AMDGPU Wave 1:3:4:5 (1,0,0)/1"]
+    assert [g[0] for g in got] == [f"AMDGPU Wave 1:1:1:{i + 1} (0,0,0)/{i}" for i in range(4)] + [
+        "AMDGPU Wave 1:1:1:5 (1,0,0)/0", "AMDGPU Wave 1:1:1:6 (1,0,0)/1"]  # amd-dbgapi handles, from 1
     assert got[0][1:] == (WaveState.FAULTED, "memory_violation")
     assert got[1][1:] == (WaveState.TRAPPED, "assert_trap")
     assert got[2][1:] == (WaveState.HALTED, "STATUS.HALT is set")

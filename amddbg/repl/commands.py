@@ -781,7 +781,8 @@ class Debugger:
         if not args:
             raise UsageError("Argument required (one or more choice items).")
         t = self._type_of(args)
-        self.out(f"type = {safe(_ptype_text(t))}")
+        for i, line in enumerate(_ptype_text(t).split("\n")):
+            self.out(("type = " if i == 0 else "") + safe(line))
 
     def _type_of(self, text: str):
         from amddbg.session.expr.evaluator import Evaluator
@@ -929,7 +930,14 @@ def _ptype_text(t) -> str:
     if getattr(s, "kind", None) in ("struct", "union", "class"):
         lines = [f"{s.kind} {s.name} {{"]
         for m in s.members:
-            lines.append(f"    {m.type.name} {m.name};")
+            tname = m.type.name
+            dims = ""
+            while tname.endswith("]") and "[" in tname:  # C declarator: short tag[2], not short[2] tag
+                cut = tname.rindex("[")
+                dims = tname[cut:] + dims
+                tname = tname[:cut]
+            bits = f" : {m.bit_size}" if m.bit_size else ""
+            lines.append(f"    {tname} {m.name}{dims}{bits};")
         lines.append("}")
         return "\n".join(lines)
     if getattr(s, "kind", None) == "enum":

@@ -9,6 +9,7 @@ prompt clears the line; Ctrl-D (or `quit`) leaves.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -25,6 +26,24 @@ def history_path() -> Path:
     return Path(base) / "amddbg" / "history"
 
 
+_FRAME = re.compile(r"^(#\d+ +)(0x[0-9a-f]+)?( in )?(\S+)( \(.*\))( at )(\S+)(:\d+)$")
+
+
+def colour_enabled(stream) -> bool:
+    """gdb-like styling only on a terminal, never with NO_COLOR or TERM=dumb."""
+    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM", "") != "dumb"
+
+
+def colourize(line: str) -> str:
+    """Frame lines styled as gdb does: address blue, function yellow, file green (ANSI SGR)."""
+    m = _FRAME.match(line)
+    if not m:
+        return line
+    g = m.groups()
+    addr = f"\x1b[34m{g[1]}\x1b[0m" if g[1] else ""
+    return (f"{g[0]}{addr}{g[2] or ''}\x1b[33m{g[3]}\x1b[0m{g[4]}{g[5]}\x1b[32m{g[6]}\x1b[0m{g[7]}")
+
+
 class Pager:
     """Collects a command's lines; pages them on a tty (prompt after each screenful)."""
 
@@ -34,6 +53,7 @@ class Pager:
         self.lines_on_screen = 0
         self.continuous = False
         self.stopped = False
+        self.colour = colour_enabled(self.stream)
 
     def reset(self) -> None:
         self.lines_on_screen = 0
@@ -47,7 +67,7 @@ class Pager:
     def write(self, line: str) -> None:
         if self.stopped:
             raise _PagerQuit()
-        self.stream.write(line + "\n")
+        self.stream.write((colourize(line) if self.colour else line) + "\n")
         self.stream.flush()
         if not self.dbg.settings.get("pagination") or self.continuous or not self.stream.isatty():
             return

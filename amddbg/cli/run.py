@@ -1,0 +1,77 @@
+"""`amddbg run CODEOBJ --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]... [--json]
+[--core OUT [--layout split|unified]] [--max-instructions N] [--seed N]`: run a kernel in the emulator."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from amddbg.errors import UsageError
+
+
+def _dims(text: str, what: str) -> tuple[int, int, int]:
+    try:
+        parts = [int(x, 0) for x in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--{what} {text!r}: expected X[,Y[,Z]] positive integers") from None
+    if not 1 <= len(parts) <= 3 or any(p <= 0 for p in parts):
+        raise UsageError(f"--{what} {text!r}: expected X[,Y[,Z]] positive integers")
+    return tuple(parts + [1] * (3 - len(parts)))
+
+
+def add_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("codeobj", metavar="CODEOBJ")
+    p.add_argument("--kernel", required=True, metavar="NAME", help="kernel symbol or demangled name")
+    p.add_argument("--grid", required=True, metavar="X[,Y[,Z]]", help="work-items per dimension")
+    p.add_argument("--block", required=True, metavar="X[,Y[,Z]]", help="workgroup size")
+    p.add_argument("--arg", action="append", default=[], metavar="SPEC",
+                   help="TYPE:VALUE or buf:TYPE:COUNT[:zero|iota|fill=V|values=..|file=PATH], in argument order")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--core", metavar="OUT", help="write the final state as a core")
+    p.add_argument("--layout", choices=("split", "unified"), default="split")
+    p.add_argument("--max-instructions", type=int, default=None, metavar="N")
+    p.add_argument("--seed", type=int, default=0, metavar="N")
+
+
+def run(args: argparse.Namespace) -> int:
+    from amddbg.emu.args import parse_arg, read_buffer
+    from amddbg.emu.machine import Machine
+    from amddbg.textsafe import check_regular
+
+    check_regular(args.codeobj)
+    grid, block = _dims(args.grid, "grid"), _dims(args.block, "block")
+    specs = [parse_arg(a) for a in args.arg]
+    m = Machine(args.codeobj, seed=args.seed)
+    m.dispatch(args.kernel, grid, block, specs)
+    r = m.run(max_instructions=args.max_instructions)
+    if args.core:
+        m.write_core(args.core, layout=args.layout)
+    waves = []
+    for w in m.waves:
+        waves.append({"workgroup": list(w.workgroup), "wave_in_group": w.wave_in_group, "pc": f"{w.pc:#x}",
+                      "state": w.state, "source": m.wave_source(w)})
+    buffers = [{"arg": b["arg"], "type": b["type"], "values": read_buffer(m, b)} for b in m.buffers]
+    if args.json:
+        doc = {"status": r.status, "reason": r.reason, "wave_instructions": r.wave_instructions,
+               "seconds": round(r.seconds, 4), "buffers": buffers, "waves": waves}
+        json.dump(doc, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    from collections import Counter
+
+    from amddbg.textsafe import safe
+
+    print(f"{r.status}: {safe(r.reason)}")
+    groups = Counter()
+    for w in waves:
+        src = w["source"]
+        where = f"{src['file'].rsplit('/', 1)[-1]}:{src['line']} ({src['function']})" if src else w["pc"]
+        groups[(w["state"], where)] += 1
+    for (state, where), n in sorted(groups.items(), key=lambda kv: -kv[1]):
+        print(f"  {n:>6} {state:<12} {safe(where)}")
+    rate = r.wave_instructions / r.seconds if r.seconds else 0
+    print(f"{r.wave_instructions} wave-instructions in {r.seconds:.2f} s ({rate:,.0f}/s)")
+    if args.core:
+        print(f"core written: {args.core} ({args.layout})")
+    return 0

@@ -1,0 +1,179 @@
+"""Kernel arguments: `--arg` specs, and the kernarg segment laid out from the code object's metadata.
+
+Scalars ``TYPE:VALUE`` (TYPE one of i8 u8 i16 u16 i32 u32 i64 u64 f16 f32 f64; VALUE decimal, 0x hex or a
+float literal). Buffers ``buf:TYPE:COUNT[:INIT]`` with INIT ``zero`` (default), ``iota``, ``fill=V``,
+``values=V1,V2,...`` or ``file=PATH`` (COUNT little-endian elements): the argument receives the device
+address of a fresh allocation. Hidden arguments are filled as ROCr fills them.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from amddbg.emu.errors import EmulatorError
+
+TYPES = {"i8": ("b", 1), "u8": ("B", 1), "i16": ("h", 2), "u16": ("H", 2), "i32": ("i", 4), "u32": ("I", 4),
+         "i64": ("q", 8), "u64": ("Q", 8), "f16": ("e", 2), "f32": ("f", 4), "f64": ("d", 8)}
+NP = {"i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16, "i32": np.int32, "u32": np.uint32,
+      "i64": np.int64, "u64": np.uint64, "f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+@dataclass
+class ArgSpec:
+    kind: str  # scalar | buffer
+    type: str
+    value: object = None
+    count: int = 0
+    init: str = "zero"
+    text: str = ""
+
+
+def _number(t: str, v: str):
+    try:
+        if t.startswith("f"):
+            return float(v)
+        return int(v, 0)
+    except ValueError:
+        raise EmulatorError(f"--arg: {v!r} is not a {t} value") from None
+
+
+def parse_arg(text: str) -> ArgSpec:
+    parts = text.split(":", 3)
+    if parts[0] == "buf":
+        if len(parts) < 3:
+            raise EmulatorError(f"--arg {text!r}: a buffer is buf:TYPE:COUNT[:INIT]")
+        t = parts[1]
+        if t not in TYPES:
+            raise EmulatorError(f"--arg {text!r}: unknown type {t!r} (have: {' '.join(TYPES)})")
+        try:
+            count = int(parts[2], 0)
+        except ValueError:
+            raise EmulatorError(f"--arg {text!r}: COUNT must be an integer") from None
+        if not 0 < count <= 1 << 28:
+            raise EmulatorError(f"--arg {text!r}: COUNT must be between 1 and 2**28")
+        init = parts[3] if len(parts) > 3 else "zero"
+        if not (init in ("zero", "iota") or init.startswith(("fill=", "values=", "file="))):
+            raise EmulatorError(f"--arg {text!r}: INIT is zero, iota, fill=V, values=V1,... or file=PATH")
+        return ArgSpec("buffer", t, None, count, init, text)
+    if len(parts) != 2 or parts[0] not in TYPES:
+        raise EmulatorError(f"--arg {text!r}: expected TYPE:VALUE (TYPE: {' '.join(TYPES)}) or buf:TYPE:COUNT[:INIT]")
+    val = _number(parts[0], parts[1])
+    if isinstance(val, int):
+        bits = 8 * TYPES[parts[0]][1]
+        lo = -(1 << (bits - 1)) if parts[0].startswith("i") else 0
+        hi = (1 << bits) - 1 if parts[0].startswith("u") else (1 << (bits - 1)) - 1
+        if not lo <= val <= hi and not (parts[0].startswith("i") and 0 <= val < (1 << bits)):
+            raise EmulatorError(f"--arg {text!r}: {val} does not fit in {parts[0]}")
+    return ArgSpec("scalar", parts[0], val, 0, "", text)
+
+
+def buffer_initial(spec: ArgSpec) -> np.ndarray:
+    dt = NP[spec.type]
+    n = spec.count
+    init = spec.init
+    if init == "zero":
+        return np.zeros(n, dtype=dt)
+    if init == "iota":
+        return np.arange(n).astype(dt)
+    if init.startswith("fill="):
+        return np.full(n, _number(spec.type, init[5:]), dtype=dt)
+    if init.startswith("values="):
+        vals = [_number(spec.type, v) for v in init[7:].split(",") if v != ""]
+        if len(vals) > n:
+            raise EmulatorError(f"--arg {spec.text!r}: {len(vals)} values for {n} elements")
+        return np.array(vals + [0] * (n - len(vals))).astype(dt)
+    path = init[5:]
+    from amddbg.textsafe import check_regular
+
+    check_regular(path)
+    size = n * TYPES[spec.type][1]
+    with open(path, "rb") as f:
+        data = f.read(size + 1)
+    if len(data) < size:
+        raise EmulatorError(f"{path}: file too short: {len(data)} bytes for {n} {spec.type} elements ({size} bytes)")
+    return np.frombuffer(data[:size], dtype=dt).copy()
+
+
+def explicit_args(kernel) -> list:
+    meta = kernel.metadata
+    args = list(getattr(meta, "args", []) or [])
+    return [a for a in args if not str(a.value_kind).startswith("hidden_")]
+
+
+def lay_out_kernargs(machine, kernel, specs, *, grid, block, queue, packet, size):
+    """(kernarg bytes, buffer descriptions) for a dispatch."""
+    specs = [s if isinstance(s, ArgSpec) else parse_arg(s) for s in specs]
+    meta = kernel.metadata
+    args = list(getattr(meta, "args", []) or []) if meta is not None else []
+    explicit = [a for a in args if not str(a.value_kind).startswith("hidden_")]
+    if len(specs) != len(explicit):
+        kinds = ", ".join(f"{a.value_kind}:{a.size}" for a in explicit)
+        raise EmulatorError(f"kernel {kernel.name} takes {len(explicit)} explicit argument(s) ({kinds}); "
+                            f"{len(specs)} --arg given")
+    end = max([a.offset + a.size for a in args] + [size, 0])
+    buf = bytearray(end)
+    buffers = []
+    for i, (a, s) in enumerate(zip(explicit, specs, strict=True)):
+        if a.value_kind == "global_buffer" or (a.value_kind == "by_value" and s.kind == "buffer"):
+            if s.kind != "buffer":
+                raise EmulatorError(f"argument {i} is a pointer (global_buffer): give buf:TYPE:COUNT[:INIT]")
+            arr = buffer_initial(s)
+            addr = machine.memory.alloc(arr.nbytes)
+            machine.memory.write(addr, arr.tobytes())
+            if a.size != 8:
+                raise EmulatorError(f"argument {i}: a {a.size}-byte pointer is not supported")
+            struct.pack_into("<Q", buf, a.offset, addr)
+            buffers.append({"arg": i, "type": s.type, "address": addr, "count": s.count})
+        else:
+            if s.kind != "scalar":
+                raise EmulatorError(f"argument {i} is passed by value ({a.size} bytes): give TYPE:VALUE")
+            fmt, n = TYPES[s.type]
+            if n != a.size:
+                raise EmulatorError(f"argument {i} is {a.size} bytes; {s.type} is {n}")
+            v = s.value
+            if isinstance(v, int) and fmt.islower() and v >= 1 << (8 * n - 1):
+                v -= 1 << (8 * n)
+            struct.pack_into("<" + fmt, buf, a.offset, v)
+    counts = [(grid[d] + block[d] - 1) // block[d] for d in range(3)]
+    remainders = [grid[d] % block[d] for d in range(3)]
+    dims = 3 if grid[2] > 1 else 2 if grid[1] > 1 else 1
+    for a in args:
+        k = str(a.value_kind)
+        fill = None
+        if k.startswith("hidden_block_count_"):
+            fill = ("I", counts["xyz".index(k[-1])])
+        elif k.startswith("hidden_group_size_"):
+            fill = ("H", block["xyz".index(k[-1])])
+        elif k.startswith("hidden_remainder_"):
+            fill = ("H", remainders["xyz".index(k[-1])])
+        elif k.startswith("hidden_global_offset_"):
+            fill = ("Q", 0)
+        elif k == "hidden_grid_dims":
+            fill = ("H", dims)
+        elif k == "hidden_dynamic_lds_size":
+            fill = ("I", 0)
+        elif k == "hidden_queue_ptr":
+            fill = ("Q", queue)
+        elif k in ("hidden_printf_buffer", "hidden_hostcall_buffer", "hidden_heap_v1", "hidden_default_queue",
+                   "hidden_completion_action", "hidden_multigrid_sync_arg"):
+            fill = ("Q", machine.memory.alloc(4096))  # present but empty
+        elif k == "hidden_private_base":
+            fill = ("I", 0x20000)
+        elif k == "hidden_shared_base":
+            fill = ("I", 0x10000)
+        if fill is not None and a.offset + struct.calcsize("<" + fill[0]) <= len(buf):
+            struct.pack_into("<" + fill[0], buf, a.offset, fill[1])
+    return bytes(buf), buffers
+
+
+def read_buffer(machine, b: dict) -> list:
+    dt = NP[b["type"]]
+    n = b["count"]
+    raw = machine.memory.read(b["address"], n * np.dtype(dt).itemsize)
+    arr = np.frombuffer(raw, dtype=dt)
+    if b["type"].startswith("f"):
+        return [float(x) for x in arr.tolist()]
+    return [int(x) for x in arr.tolist()]

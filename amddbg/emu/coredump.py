@@ -1,0 +1,56 @@
+"""Write an emulator state as a real core through `amddbg.core.writer.CoreBuilder`.
+
+Waves that ended are gone (as on hardware); the others are saved with their registers, their workgroup's
+LDS, and the stop the trap handler would record: an `s_trap` as the trap id, a memory violation in
+TRAPSTS, the rest halted by the debugger. Global memory (kernargs, buffers, scratch, the code object's
+segments) is saved, and the code object is named in the runtime's link map as a memory:// URI.
+"""
+
+from __future__ import annotations
+
+from amddbg.emu.wave import ENDED, FAULTED, TRAPPED
+
+
+def write_core(machine, path: str, *, layout: str = "split") -> None:
+    from amddbg.core.writer import CoreBuilder
+
+    if layout not in ("split", "unified"):
+        from amddbg.emu.errors import EmulatorError
+
+        raise EmulatorError(f"--layout must be split or unified, not {layout!r}")
+    info = machine.dispatch_info
+    b = CoreBuilder(arch=machine.processor, pid=4242)
+    agent = b.add_agent(machine.processor, gpu_id=0x1002)
+    data = bytes(machine.co.data)
+    b.add_code_object(data, load_address=machine.load)
+    q = b.add_queue(agent, queue_id=1, ring_packets=64, read_dispatch_id=0,
+                    scratch_backing_memory_location=info.get("scratch", 0) or 0,
+                    scratch_backing_memory_byte_size=max(len(machine.waves), 1) * info.get("private_size", 0) *
+                    machine.lanes)
+    d = b.add_dispatch(q, kernel_object=info["kernel_object"], grid=info["grid"], workgroup=info["block"],
+                       kernarg_address=info["kernarg"], private_segment_size=info["private_size"],
+                       group_segment_size=info["group_segment_size"])
+    first_of_group: set[int] = set()
+    for w in machine.waves:
+        if w.state == ENDED:
+            continue
+        g = machine.groups[w.group_key]
+        lds = None
+        if w.group_key not in first_of_group:
+            first_of_group.add(w.group_key)
+            lds = bytes(g.lds.data) if len(g.lds.data) else None
+        trapsts = 1 << 8 if w.state == FAULTED else 0
+        nsgpr = 104 if machine.family != "gfx9" else 102
+        b.add_wave(d, workgroup=w.workgroup, wave_in_group=w.wave_in_group, pc=w.pc, exec=w.exec,
+                   stopped=True, trap_id=w.trap_id or (2 if w.state == TRAPPED else None) if w.state == TRAPPED
+                   else None, trapsts=trapsts, m0=w.m0, mode=w.mode,
+                   sgprs=w.s[:nsgpr], vgprs=[row.tolist() for row in w.v], lds=lds, wave_size=w.lanes)
+    code_lo, code_hi = machine.load, machine.load + 0x1_0000_0000  # the code object's range: the writer places it
+    for addr, chunk in machine.memory.segments():
+        if code_lo <= addr < code_hi:
+            continue
+        b.add_memory(addr, chunk)
+    if layout == "split":
+        b.write_split(path)
+    else:
+        b.write_unified(path)

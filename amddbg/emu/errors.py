@@ -1,0 +1,31 @@
+"""Why a wave stops in the emulator: typed, so run() can say how a dispatch ended."""
+
+from __future__ import annotations
+
+from amddbg.errors import AmddbgError
+
+
+class WaveStop(Exception):  # noqa: N818 - a control-flow signal carrying the stop state
+    """Raised by a semantic to stop the executing wave (state + reason)."""
+
+    def __init__(self, state: str, reason: str) -> None:
+        super().__init__(reason)
+        self.state = state
+        self.reason = reason
+
+
+class MemoryViolation(WaveStop):
+    def __init__(self, address: int, lanes: list[int], what: str = "access") -> None:
+        lane_text = ",".join(map(str, lanes[:8])) + ("..." if len(lanes) > 8 else "")
+        super().__init__("faulted", f"memory violation: {what} of unmapped address {address:#x} (lanes {lane_text})")
+        self.address = address
+        self.lanes = lanes
+
+
+class Unsupported(WaveStop):
+    def __init__(self, text: str, pc: int) -> None:
+        super().__init__("unsupported", f"unsupported instruction {text} at {pc:#x}")
+
+
+class EmulatorError(AmddbgError):
+    """A user-facing problem with a dispatch request (bad kernel name, argument, grid)."""

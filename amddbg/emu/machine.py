@@ -1,0 +1,443 @@
+"""The emulated agent: dispatch a kernel as the HSA runtime does, run its waves, say how it ended.
+
+`Machine(code_object)` loads the code object at a fixed address (its PT_LOAD segments mapped into global
+memory, so constant data read through `s_getpc` works), `dispatch()` builds what ROCr and the packet
+processor would (an AQL packet, the kernarg segment with the hidden arguments the metadata names, scratch,
+each wave's initial SGPRs/VGPRs as the manual's "Initial Kernel Execution State" gives them), and `run()`
+schedules the waves round-robin, deterministically, until they end, fault, trap, or cannot progress.
+
+Hang detection: no wave can run (all left are waiting at a barrier that can never complete), or the
+machine state repeats (a spin loop polling memory nothing will change).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from amddbg.emu.errors import EmulatorError, MemoryViolation, Unsupported, WaveStop
+from amddbg.emu.memory import LDS, GlobalMemory
+from amddbg.emu.semantics import Ctx, load_all, lookup
+from amddbg.emu.wave import ENDED, FAULTED, READY, SLEEPING, TRAPPED, UNSUPPORTED, WAITING_BARRIER, Wave
+
+LOAD_ADDRESS = 0x7F00_0000_0000
+ARCHITECTED_FLAT_SCRATCH = ("gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12")
+PACKED_TID = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12")
+QUANTUM = 16
+SNAPSHOT_EVERY = 997
+
+
+def family_of(processor: str) -> str:
+    digits = processor[3:]
+    if len(digits) >= 4 and digits[:2] in ("10", "11", "12"):
+        return "gfx" + digits[:2]
+    return "gfx9"
+
+
+def _startswith_any(processor: str, prefixes: Sequence[str]) -> bool:
+    return any(processor.startswith(p) for p in prefixes)
+
+
+@dataclass
+class StepEvent:
+    """What the step hook sees for each executed instruction."""
+
+    wave: Wave
+    pc: int
+    instruction: object
+    exec_before: int
+    memops: list
+
+
+@dataclass
+class RunResult:
+    status: str  # completed | hang | fault | trap | limit | unsupported
+    reason: str
+    wave_instructions: int
+    seconds: float
+    waves: list = field(default_factory=list)
+
+
+@dataclass
+class Workgroup:
+    id: tuple[int, int, int]
+    size: tuple[int, int, int]
+    lds: LDS
+    waves: list[Wave] = field(default_factory=list)
+    arrived: set = field(default_factory=set)
+
+
+class Machine:
+    def __init__(self, code_object, *, seed: int = 0) -> None:
+        from amddbg.codeobj import CodeObject
+
+        load_all()
+        if isinstance(code_object, str | bytes) or hasattr(code_object, "__fspath__"):
+            code_object = CodeObject.from_path(code_object)
+        self.co = code_object
+        self.processor = code_object.processor.split(":")[0]
+        self.family = family_of(self.processor)
+        self.seed = seed
+        self.memory = GlobalMemory()
+        self.load = LOAD_ADDRESS
+        self.clock = 0
+        self.waves: list[Wave] = []
+        self.groups: list[Workgroup] = []
+        self.instructions: dict[int, object] = {}
+        self.kernel = None
+        self.dispatch_info: dict = {}
+        self.buffers: list[dict] = []
+        self._map_code_object()
+
+    # -- loading -----------------------------------------------------------------------------------
+    def _map_code_object(self) -> None:
+        try:
+            for seg in self.co.elf.iter_segments():
+                if seg["p_type"] != "PT_LOAD":
+                    continue
+                addr = self.load + seg["p_vaddr"]
+                self.memory.map(addr, seg["p_memsz"])
+                data = seg.data()
+                if data:
+                    self.memory.write(addr, bytes(data))
+        except Exception as exc:  # noqa: BLE001 - pyelftools raises its own types on damage
+            raise EmulatorError(f"cannot map the code object's segments: {exc}") from None
+        from amddbg.isa import decoder_for
+
+        dec = decoder_for(self.processor)
+        for sec in self.co.code_sections():
+            for insn in dec.decode_all(bytes(sec.data), self.load + sec.address):
+                self.instructions[insn.address] = insn
+
+    # -- dispatch ----------------------------------------------------------------------------------
+    def find_kernel(self, name: str):
+        from amddbg.dwarf.demangle import demangle
+
+        ks = self.co.kernels
+        for k in ks:
+            if k.name == name or (k.name.endswith(".kd") and k.name[:-3] == name):
+                return k
+        for k in ks:
+            d = demangle(k.name) or k.name
+            plain = d.split("(")[0]
+            if name in (d, plain, plain.split(" ")[-1]):
+                return k
+        have = ", ".join(k.name for k in ks)
+        raise EmulatorError(f"no kernel named {name!r} (have: {have})")
+
+    def dispatch(self, kernel: str, grid: Sequence[int], block: Sequence[int], args: Sequence = ()) -> None:
+        from amddbg.emu.args import lay_out_kernargs
+
+        k = self.find_kernel(kernel)
+        kd = k.descriptor
+        if kd is None:
+            raise EmulatorError(f"kernel {k.name} has no kernel descriptor")
+        meta = k.metadata
+        grid = tuple(list(grid) + [1] * (3 - len(grid)))
+        block = tuple(list(block) + [1] * (3 - len(block)))
+        if any(g <= 0 for g in grid) or any(b <= 0 for b in block):
+            raise EmulatorError("grid and block sizes must be positive")
+        max_wg = getattr(meta, "max_flat_workgroup_size", None) or 1024
+        if block[0] * block[1] * block[2] > max_wg:
+            raise EmulatorError(f"block {block} has {block[0] * block[1] * block[2]} work-items; "
+                                f"the kernel allows at most {max_wg}")
+        lanes = int(getattr(kd, "wavefront_size", None) or (32 if kd.kernel_code_properties.get(
+            "enable_wavefront_size32") else 64))
+        self.kernel = k
+        self.lanes = lanes
+        fields = kd.__dict__ if hasattr(kd, "__dict__") else {}
+        del fields
+        rsrc2 = kd.compute_pgm_rsrc2
+        props = kd.kernel_code_properties
+        group_fixed = kd.group_segment_fixed_size
+        private_size = (kd.private_segment_fixed_size + 3) // 4 * 4
+        # -- runtime structures
+        mem = self.memory
+        packet = mem.alloc(64, align=64)
+        queue = mem.alloc(256, align=64)
+        kernarg_size = max(int(kd.kernarg_size or 0), int(getattr(meta, "kernarg_segment_size", 0) or 0))
+        kernarg = mem.alloc(max(kernarg_size, 16), align=64)
+        groups = [(gx, gy, gz) for gz in range((grid[2] + block[2] - 1) // block[2])
+                  for gy in range((grid[1] + block[1] - 1) // block[1])
+                  for gx in range((grid[0] + block[0] - 1) // block[0])]
+        wg_items = block[0] * block[1] * block[2]
+        waves_per_group = (wg_items + lanes - 1) // lanes
+        per_wave_scratch = private_size * lanes
+        n_waves = len(groups) * waves_per_group
+        if n_waves > 1 << 16:
+            raise EmulatorError(f"{n_waves} waves: the emulator runs at most 65,536 waves per dispatch")
+        scratch = mem.alloc(max(per_wave_scratch * n_waves, 4), align=256) if per_wave_scratch else 0
+        kernargs, self.buffers = lay_out_kernargs(self, k, args, grid=grid, block=block, queue=queue,
+                                                  packet=packet, size=kernarg_size)
+        mem.write(kernarg, kernargs)
+        dims = 3 if grid[2] > 1 else 2 if grid[1] > 1 else 1
+        pkt = struct.pack("<HHHHHHIIIIIQQQQ", 2 | (1 << 8), dims, block[0], block[1], block[2], 0, grid[0], grid[1],
+                          grid[2], private_size, group_fixed, self.load + kd.address, kernarg, 0, 0)
+        mem.write(packet, pkt)
+        self.dispatch_info = {"kernel": k.name, "grid": grid, "block": block, "packet": packet, "queue": queue,
+                              "kernarg": kernarg, "scratch": scratch, "private_size": private_size,
+                              "group_segment_size": group_fixed, "kernel_object": self.load + kd.address,
+                              "entry": self.load + kd.entry_address}
+        # -- waves
+        architected = _startswith_any(self.processor, ARCHITECTED_FLAT_SCRATCH)
+        packed = _startswith_any(self.processor, PACKED_TID)
+        vgprs = (kd.compute_pgm_rsrc1["granulated_workitem_vgpr_count"] + 1) * (8 if lanes == 32 and self.family !=
+                                                                                 "gfx9" else 4)
+        vgprs = max(vgprs, 32)
+        index = 0
+        for gi, g in enumerate(groups):
+            size = tuple(min(block[d], grid[d] - g[d] * block[d]) for d in range(3))
+            wg = Workgroup(g, size, LDS(max(group_fixed, 0)))
+            self.groups.append(wg)
+            items = size[0] * size[1] * size[2]
+            for wi in range((items + lanes - 1) // lanes):
+                w = Wave(family=self.family, processor=self.processor, lanes=lanes, vgprs=vgprs, workgroup=g,
+                         wave_in_group=wi, group_key=gi, index=index)
+                w.private_size = private_size
+                w.scratch_base = scratch + index * per_wave_scratch
+                if architected:
+                    w.flat_scratch = w.scratch_base
+                self._initial_state(w, kd, rsrc2, props, packet, queue, kernarg, scratch, index * per_wave_scratch,
+                                    private_size, architected, packed, size, wi, items)
+                wg.waves.append(w)
+                self.waves.append(w)
+                index += 1
+
+    def _initial_state(self, w, kd, rsrc2, props, packet, queue, kernarg, scratch, wave_offset, private_size,
+                       architected, packed, size, wi, items) -> None:
+        s = []
+        if props.get("enable_sgpr_private_segment_buffer"):
+            stride_code = 3 if w.lanes == 64 else 2
+            s += [scratch & 0xFFFFFFFF, ((scratch >> 32) & 0xFFFF) | (1 << 31), 0xFFFFFFFF,
+                  (1 << 19) | (stride_code << 21) | (1 << 23)]
+        if props.get("enable_sgpr_dispatch_ptr"):
+            s += [packet & 0xFFFFFFFF, packet >> 32]
+        if props.get("enable_sgpr_queue_ptr"):
+            s += [queue & 0xFFFFFFFF, queue >> 32]
+        if props.get("enable_sgpr_kernarg_segment_ptr"):
+            s += [kernarg & 0xFFFFFFFF, kernarg >> 32]
+        if props.get("enable_sgpr_dispatch_id"):
+            s += [0, 0]
+        if props.get("enable_sgpr_flat_scratch_init"):
+            if self.family == "gfx9":
+                s += [scratch & 0xFFFFFFFF, scratch >> 32]
+            else:
+                s += [(scratch + wave_offset) & 0xFFFFFFFF, (scratch + wave_offset) >> 32]
+        if props.get("enable_sgpr_private_segment_size"):
+            s += [private_size]
+        preload = kd.kernarg_preload.get("length", 0) if isinstance(kd.kernarg_preload, dict) else 0
+        if preload:
+            raw = self.memory.read(kernarg + 4 * kd.kernarg_preload.get("offset", 0), 4 * preload)
+            s += list(struct.unpack(f"<{preload}I", raw))
+        user = rsrc2.get("user_sgpr_count", len(s))
+        s = (s + [0] * user)[:max(user, len(s))]
+        n = user
+        sysregs = []
+        if rsrc2.get("enable_sgpr_workgroup_id_x"):
+            sysregs.append(w.workgroup[0])
+        if rsrc2.get("enable_sgpr_workgroup_id_y"):
+            sysregs.append(w.workgroup[1])
+        if rsrc2.get("enable_sgpr_workgroup_id_z"):
+            sysregs.append(w.workgroup[2])
+        if rsrc2.get("enable_sgpr_workgroup_info"):
+            sysregs.append(0)
+        if rsrc2.get("enable_private_segment") and not architected:
+            sysregs.append(wave_offset)
+        if self.family == "gfx12":  # architected SGPRs: workgroup ids in TTMP9 (x) and TTMP7 (y | z << 16)
+            w.ttmp[9] = w.workgroup[0]
+            w.ttmp[7] = (w.workgroup[1] & 0xFFFF) | (w.workgroup[2] & 0xFFFF) << 16
+            sysregs = [r for r in sysregs if False] + ([wave_offset] if rsrc2.get("enable_private_segment") and
+                                                       not architected else [])
+        for i, v in enumerate(s[:n] + sysregs):
+            w.s[i] = v & 0xFFFFFFFF
+        # work-item ids
+        flat = np.arange(w.lanes) + wi * w.lanes
+        valid = flat < items
+        x = (flat % size[0]).astype(np.uint32)
+        y = ((flat // size[0]) % size[1]).astype(np.uint32)
+        z = (flat // (size[0] * size[1])).astype(np.uint32)
+        dims = rsrc2.get("enable_vgpr_workitem_id", 0)
+        if packed:
+            v0 = x | ((y << np.uint32(10)) if dims > 0 else 0) | ((z << np.uint32(20)) if dims > 1 else 0)
+            w.v[0] = np.where(valid, v0, 0).astype(np.uint32)
+        else:
+            w.v[0] = np.where(valid, x, 0)
+            if dims > 0:
+                w.v[1] = np.where(valid, y, 0)
+            if dims > 1:
+                w.v[2] = np.where(valid, z, 0)
+        w.exec = Wave.to_mask(valid)
+        w.pc = self.load + kd.entry_address
+        r1 = kd.compute_pgm_rsrc1
+        w.mode = (r1.get("float_round_mode_32", 0) | r1.get("float_round_mode_16_64", 0) << 2
+                  | r1.get("float_denorm_mode_32", 0) << 4 | r1.get("float_denorm_mode_16_64", 0) << 6
+                  | r1.get("enable_dx10_clamp", 0) << 8 | r1.get("enable_ieee_mode", 0) << 9)
+
+    # -- services for semantics ---------------------------------------------------------------------
+    def lds_of(self, w: Wave) -> LDS:
+        return self.groups[w.group_key].lds
+
+    def sleep(self, w: Wave, n: int) -> None:
+        w.state = SLEEPING
+        w.sleep_until = self.clock + 64 * max(1, n)
+
+    def barrier_signal(self, w: Wave, insn) -> None:
+        g = self.groups[w.group_key]
+        g.arrived.add(w.wave_in_group)
+
+    def barrier_wait(self, w: Wave, insn) -> None:
+        g = self.groups[w.group_key]
+        w.state = WAITING_BARRIER
+        self._check_barrier(g)
+
+    def _check_barrier(self, g: Workgroup) -> None:
+        live = [x for x in g.waves if x.state not in (ENDED,)]
+        if live and all(x.wave_in_group in g.arrived for x in live) and any(x.state == WAITING_BARRIER for x in live):
+            for x in live:
+                if x.state == WAITING_BARRIER:
+                    x.state = READY
+                    x.pc = getattr(x, "resume_pc", x.pc)
+            g.arrived.clear()
+
+    # -- execution ----------------------------------------------------------------------------------
+    def step_wave(self, w: Wave, hook: Callable | None = None) -> None:
+        insn = self.instructions.get(w.pc)
+        if insn is None:
+            self._stop(w, FAULTED, f"no instruction at {w.pc:#x} (the PC left the code object)")
+            return
+        fn = lookup(insn)
+        ctx = Ctx(w, self)
+        exec_before = w.exec
+        try:
+            if fn is None:
+                raise Unsupported(insn.text, insn.address)
+            fn(ctx, insn)
+        except MemoryViolation as exc:
+            w.trapsts |= 1 << 8
+            self._stop(w, FAULTED, exc.reason)
+            return
+        except WaveStop as exc:
+            if exc.state == ENDED:
+                w.pc = insn.address
+                w.instructions += 1
+                self._stop(w, ENDED, exc.reason)
+                if hook is not None:
+                    hook(StepEvent(w, insn.address, insn, exec_before, ctx.memops))
+                return
+            self._stop(w, exc.state, exc.reason)
+            return
+        w.instructions += 1
+        self.clock += 1
+        if hook is not None:
+            hook(StepEvent(w, insn.address, insn, exec_before, ctx.memops))
+        if w.state == WAITING_BARRIER:
+            w.pc = insn.address  # a wave waiting at a barrier is saved with its PC on the barrier
+            w.resume_pc = insn.address + insn.size
+            return
+        w.pc = ctx.next_pc if ctx.next_pc is not None else insn.address + insn.size
+
+    def _stop(self, w: Wave, state: str, reason: str) -> None:
+        w.state = state
+        w.reason = reason
+        if state == ENDED:
+            g = self.groups[w.group_key]
+            g.arrived.discard(w.wave_in_group)
+            self._check_barrier(g)  # an ended wave drops out of the barrier (GFX6-11 implicit drop)
+
+    def run(self, max_instructions: int | None = None, hook: Callable | None = None) -> RunResult:
+        t0 = time.perf_counter()
+        total = 0
+        seen: set[bytes] = set()
+        next_snapshot = SNAPSHOT_EVERY
+        while True:
+            stopped = [w for w in self.waves if w.state in (TRAPPED, FAULTED, UNSUPPORTED)]
+            if stopped:
+                w = stopped[0]
+                status = {TRAPPED: "trap", FAULTED: "fault", UNSUPPORTED: "unsupported"}[w.state]
+                for x in self.waves:
+                    if x.state in (READY, SLEEPING):
+                        x.state, x.reason = "halted", "the dispatch stopped (another wave trapped or faulted)"
+                return self._result(status, w.reason, total, t0)
+            ready = [w for w in self.waves if w.state == READY]
+            if not ready:
+                sleeping = [w for w in self.waves if w.state == SLEEPING]
+                if sleeping:
+                    self.clock = max(self.clock, min(w.sleep_until for w in sleeping))
+                    for w in sleeping:
+                        if w.sleep_until <= self.clock:
+                            w.state = READY
+                    continue
+                waiting = [w for w in self.waves if w.state == WAITING_BARRIER]
+                if waiting:
+                    return self._result("hang", f"{len(waiting)} wave(s) wait at a barrier that can never complete",
+                                        total, t0)
+                return self._result("completed", "every wave ended", total, t0)
+            for w in ready:
+                for _ in range(QUANTUM):
+                    if w.state != READY:
+                        break
+                    self.step_wave(w, hook)
+                    total += 1
+                    if max_instructions is not None and total >= max_instructions:
+                        return self._result("limit", f"stopped after {total} wave-instructions (--max-instructions)",
+                                            total, t0)
+                for x in self.waves:
+                    if x.state == SLEEPING and x.sleep_until <= self.clock:
+                        x.state = READY
+                if w.state in (TRAPPED, FAULTED, UNSUPPORTED):
+                    break
+            if total >= next_snapshot:
+                next_snapshot = total + SNAPSHOT_EVERY
+                fp = self.fingerprint()
+                if fp in seen:
+                    spinning = [w for w in self.waves if w.state in (READY, SLEEPING)]
+                    return self._result("hang", f"the machine state repeats: {len(spinning)} wave(s) spin on memory "
+                                        "nothing will change", total, t0)
+                seen.add(fp)
+
+    def fingerprint(self) -> bytes:
+        h = hashlib.blake2b(digest_size=16)
+        for w in self.waves:
+            h.update(w.fingerprint())
+            h.update(max(0, w.sleep_until - self.clock).to_bytes(8, "little"))
+        h.update(self.memory.version.to_bytes(8, "little"))
+        for g in self.groups:
+            h.update(hashlib.blake2b(bytes(g.lds.data), digest_size=8).digest())
+            h.update(bytes(sorted(g.arrived)))
+        return h.digest()
+
+    def _result(self, status: str, reason: str, total: int, t0: float) -> RunResult:
+        return RunResult(status, reason, total, time.perf_counter() - t0, list(self.waves))
+
+    # -- views --------------------------------------------------------------------------------------
+    def wave_source(self, w: Wave) -> dict | None:
+        sym = getattr(self, "_symbolizer", None)
+        if sym is None:
+            from amddbg.dwarf.symbolize import Symbolizer
+
+            try:
+                sym = Symbolizer.from_code_object(self.co, use_cache=False)
+            except Exception:  # noqa: BLE001
+                sym = False
+            self._symbolizer = sym
+        if not sym:
+            return None
+        try:
+            f = sym.frames(w.pc - self.load)[0]
+        except Exception:  # noqa: BLE001
+            return None
+        if not f.file:
+            return None
+        from amddbg.dwarf.demangle import demangle
+
+        return {"function": demangle(f.function) or f.function, "file": f.file, "line": f.line}
+
+    def write_core(self, path: str, *, layout: str = "split") -> None:
+        from amddbg.emu.coredump import write_core
+
+        write_core(self, path, layout=layout)

@@ -1,0 +1,220 @@
+"""Reading and writing an instruction's operands on a `Wave`.
+
+Operands come from the decoder (`amddbg.isa.model.Operand`): register ranges, special registers by name,
+inline constants (integers, or floats the instruction's type encodes as f16/f32/f64 bit patterns), 32-bit
+literals. Vector reads broadcast scalar sources to every lane; vector writes touch only the lanes of EXEC
+(or an explicit mask).
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from amddbg.emu.errors import Unsupported
+from amddbg.isa.model import OperandKind
+
+M32 = 0xFFFFFFFF
+M64 = 0xFFFFFFFFFFFFFFFF
+SHARED_BASE_HI = 0x10000  # src_shared_base: the high dword of the LDS aperture (1 << 48)
+PRIVATE_BASE_HI = 0x20000
+
+
+def _float_bits(x: float, bits: int) -> int:
+    if bits == 16:
+        return struct.unpack("<H", struct.pack("<e", x))[0]
+    if bits == 64:
+        return struct.unpack("<Q", struct.pack("<d", x))[0]
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def _special_read(w, name: str, bits: int) -> int:
+    n = name.lower()
+    if n == "vcc":
+        return w.vcc & (M64 if bits == 64 or w.lanes == 64 else M32)
+    if n == "vcc_lo":
+        return w.vcc & M32
+    if n == "vcc_hi":
+        return w.vcc >> 32 & M32
+    if n == "exec":
+        return w.exec
+    if n == "exec_lo":
+        return w.exec & M32
+    if n == "exec_hi":
+        return w.exec >> 32 & M32
+    if n == "m0":
+        return w.m0
+    if n == "scc" or n == "src_scc":
+        return w.scc
+    if n == "null" or n == "off":
+        return 0
+    if n == "flat_scratch":
+        return w.flat_scratch
+    if n == "flat_scratch_lo":
+        return w.flat_scratch & M32
+    if n == "flat_scratch_hi":
+        return w.flat_scratch >> 32
+    if n == "src_shared_base":
+        return SHARED_BASE_HI if bits == 32 else SHARED_BASE_HI << 32
+    if n == "src_private_base":
+        return PRIVATE_BASE_HI if bits == 32 else PRIVATE_BASE_HI << 32
+    if n == "src_shared_limit":
+        return SHARED_BASE_HI if bits == 32 else (SHARED_BASE_HI << 32) | M32
+    if n == "src_private_limit":
+        return PRIVATE_BASE_HI if bits == 32 else (PRIVATE_BASE_HI << 32) | M32
+    if n == "src_execz":
+        return int(w.exec == 0)
+    if n == "src_vccz":
+        return int(w.vcc == 0)
+    if n == "src_lds_direct":
+        raise Unsupported("src_lds_direct", w.pc)
+    raise Unsupported(f"special register {name}", w.pc)
+
+
+def _special_write(w, name: str, value: int, bits: int) -> None:
+    n = name.lower()
+    if n == "vcc":
+        w.vcc = value & (M64 if w.lanes == 64 else M32)
+    elif n == "vcc_lo":
+        w.vcc = (w.vcc & ~M32) | (value & M32)
+    elif n == "vcc_hi":
+        w.vcc = (w.vcc & M32) | (value & M32) << 32
+    elif n == "exec":
+        w.exec = value & w.mask
+    elif n == "exec_lo":
+        w.exec = ((w.exec & ~M32) | (value & M32)) & w.mask
+    elif n == "exec_hi":
+        w.exec = ((w.exec & M32) | (value & M32) << 32) & w.mask
+    elif n == "m0":
+        w.m0 = value & M32
+    elif n == "scc":
+        w.scc = value & 1
+    elif n in ("null", "off"):
+        pass
+    elif n == "flat_scratch":
+        w.flat_scratch = value & M64
+    elif n == "flat_scratch_lo":
+        w.flat_scratch = (w.flat_scratch & ~M32) | (value & M32)
+    elif n == "flat_scratch_hi":
+        w.flat_scratch = (w.flat_scratch & M32) | (value & M32) << 32
+    else:
+        raise Unsupported(f"write to special register {name}", w.pc)
+
+
+def read_scalar(w, op, bits: int = 32, fmt: str = "i") -> int:
+    k = op.kind
+    if k is OperandKind.SGPR:
+        r = op.register
+        v = w.s[r]
+        if bits == 64:
+            v |= w.s[r + 1] << 32
+        return v
+    if k is OperandKind.TTMP:
+        r = op.register if op.register < 16 else op.register - 108
+        v = w.ttmp[r]
+        if bits == 64:
+            v |= w.ttmp[r + 1] << 32
+        return v
+    if k is OperandKind.SPECIAL:
+        return _special_read(w, op.text.split("[")[0], bits)
+    if k is OperandKind.INLINE:
+        val = op.value
+        if isinstance(val, float):
+            return _float_bits(val, bits if fmt == "f" else (16 if bits == 16 else bits))
+        if fmt == "f" and bits in (16, 32, 64) and isinstance(val, int) and False:
+            return val
+        return val & ((1 << bits) - 1)
+    if k is OperandKind.LITERAL:
+        val = int(op.value) & M32
+        if bits == 64:
+            if fmt == "f":
+                return val << 32
+            return val | (M32 << 32 if val >> 31 else 0)
+        if bits == 16:
+            return val & 0xFFFF
+        return val
+    if k in (OperandKind.IMMEDIATE, OperandKind.OFFSET):
+        return int(op.value or 0) & ((1 << bits) - 1)
+    if k is OperandKind.VGPR:
+        raise Unsupported(f"scalar read of vector operand {op.text}", w.pc)
+    raise Unsupported(f"operand {op.text}", w.pc)
+
+
+def write_scalar(w, op, value: int, bits: int = 32) -> None:
+    k = op.kind
+    if k is OperandKind.SGPR:
+        r = op.register
+        w.s[r] = value & M32
+        if bits == 64:
+            w.s[r + 1] = value >> 32 & M32
+        return
+    if k is OperandKind.TTMP:
+        r = op.register if op.register < 16 else op.register - 108
+        w.ttmp[r] = value & M32
+        if bits == 64:
+            w.ttmp[r + 1] = value >> 32 & M32
+        return
+    if k is OperandKind.SPECIAL:
+        _special_write(w, op.text.split("[")[0], value, bits)
+        return
+    raise Unsupported(f"write to operand {op.text}", w.pc)
+
+
+def read_vector(w, op, bits: int = 32, fmt: str = "i") -> np.ndarray:
+    """Per-lane values: uint32 array for <= 32 bits, uint64 for 64 bits."""
+    k = op.kind
+    if k is OperandKind.VGPR:
+        r = op.register
+        if r + (2 if bits == 64 else 1) > w.v.shape[0]:
+            w.ensure_vgprs(r + 2)
+        if bits == 64:
+            return w.v[r].astype(np.uint64) | (w.v[r + 1].astype(np.uint64) << np.uint64(32))
+        return w.v[r].copy()
+    if k is OperandKind.AGPR:
+        r = op.register
+        w.ensure_agprs(r + 2)
+        if bits == 64:
+            return w.a[r].astype(np.uint64) | (w.a[r + 1].astype(np.uint64) << np.uint64(32))
+        return w.a[r].copy()
+    val = read_scalar(w, op, bits, fmt)
+    if bits == 64:
+        return np.full(w.lanes, val & M64, dtype=np.uint64)
+    return np.full(w.lanes, val & M32, dtype=np.uint32)
+
+
+def write_vector(w, op, values: np.ndarray, bits: int = 32, mask: np.ndarray | None = None) -> None:
+    if mask is None:
+        mask = w.exec_mask()
+    k = op.kind
+    if k not in (OperandKind.VGPR, OperandKind.AGPR):
+        raise Unsupported(f"vector write to {op.text}", w.pc)
+    regs = w.v if k is OperandKind.VGPR else None
+    r = op.register
+    if k is OperandKind.VGPR:
+        w.ensure_vgprs(r + (2 if bits == 64 else 1))
+        regs = w.v
+    else:
+        w.ensure_agprs(r + 2)
+        regs = w.a
+    if bits == 64:
+        vals = np.asarray(values).astype(np.uint64)
+        regs[r] = np.where(mask, (vals & np.uint64(M32)).astype(np.uint32), regs[r])
+        regs[r + 1] = np.where(mask, (vals >> np.uint64(32)).astype(np.uint32), regs[r + 1])
+    else:
+        vals = np.asarray(values)
+        if vals.dtype != np.uint32:
+            vals = (vals.astype(np.int64) & M32).astype(np.uint32) if vals.dtype.kind in "iu" else vals.astype(
+                np.uint32)
+        regs[r] = np.where(mask, vals, regs[r])
+
+
+def write_vector_multi(w, op, dwords: list[np.ndarray], mask: np.ndarray | None = None) -> None:
+    """Write consecutive VGPRs (loads of dwordx2..x4)."""
+    if mask is None:
+        mask = w.exec_mask()
+    r = op.register
+    w.ensure_vgprs(r + len(dwords))
+    regs = w.v if op.kind is OperandKind.VGPR else w.a
+    for i, d in enumerate(dwords):
+        regs[r + i] = np.where(mask, d.astype(np.uint32), regs[r + i])

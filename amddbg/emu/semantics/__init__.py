@@ -1,0 +1,57 @@
+"""Instruction semantics, registered by mnemonic.
+
+`lookup(insn)` finds the function for a decoded instruction by its base mnemonic (encoding suffixes such
+as ``_e32``/``_e64``/``_sdwa``/``_dpp`` stripped). A mnemonic nobody registered stops the wave with
+``unsupported instruction <text> at <pc>`` — never a silent skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+SEMANTICS: dict[str, Callable] = {}
+_SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp", "_vop3")
+
+
+def semantic(*mnemonics: str):
+    def deco(func):
+        for m in mnemonics:
+            SEMANTICS[m] = func
+        return func
+
+    return deco
+
+
+def base_mnemonic(mnemonic: str) -> str:
+    for s in _SUFFIXES:
+        if mnemonic.endswith(s):
+            return mnemonic[: -len(s)]
+    return mnemonic
+
+
+def lookup(insn) -> Callable | None:
+    fn = SEMANTICS.get(insn.mnemonic)
+    if fn is None:
+        fn = SEMANTICS.get(base_mnemonic(insn.mnemonic))
+    return fn
+
+
+class Ctx:
+    """What a semantic function gets besides the instruction: the wave, the machine and its memory."""
+
+    __slots__ = ("wave", "machine", "mem", "memops", "next_pc")
+
+    def __init__(self, wave, machine) -> None:
+        self.wave = wave
+        self.machine = machine
+        self.mem = machine.memory
+        self.memops: list = []
+        self.next_pc: int | None = None
+
+    def record(self, op) -> None:
+        self.memops.append(op)
+
+
+def load_all() -> None:
+    """Import every semantics module (each registers its mnemonics)."""
+    from amddbg.emu.semantics import mem, salu, valu  # noqa: F401

@@ -1,0 +1,672 @@
+"""Memory instructions: SMEM, GLOBAL/FLAT/SCRATCH, MUBUF (buffer) and DS, with atomics returning the old value.
+
+Offsets that the decoder leaves in the text (``offset:16``, ``offset0:``/``offset1:``, ``off``, ``offen``)
+are read from it. Every access records a `MemOp` (kind, space, per-lane addresses, size) for the step hook
+that replay and the teaching views consume.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from amddbg.emu.errors import Unsupported
+from amddbg.emu.memory import classify_flat, read_private, write_private
+from amddbg.emu.operands import M32, read_scalar, read_vector, write_scalar, write_vector_multi
+from amddbg.emu.semantics import semantic
+from amddbg.isa.model import OperandKind
+
+U32 = np.uint32
+
+
+@dataclass
+class MemOp:
+    kind: str  # load | store | atomic
+    space: str  # global | local | private | scalar
+    addresses: dict = field(default_factory=dict)  # lane -> address
+    size: int = 4
+    policy: dict = field(default_factory=dict)
+    op: str = ""
+
+
+_SIZES = {"ubyte": 1, "sbyte": 1, "byte": 1, "ushort": 2, "sshort": 2, "short": 2, "u8": 1, "i8": 1, "u16": 2,
+          "i16": 2, "b8": 1, "b16": 2, "dword": 4, "b32": 4, "u32": 4, "i32": 4, "dwordx2": 8, "b64": 8,
+          "dwordx3": 12, "b96": 12, "dwordx4": 16, "b128": 16, "short_d16": 2, "ubyte_d16": 1, "sbyte_d16": 1,
+          "short_d16_hi": 2, "ubyte_d16_hi": 1, "sbyte_d16_hi": 1, "b16_d16": 2}
+
+
+def _offset(text: str, name: str = "offset") -> int:
+    m = re.search(rf"\b{name}:(-?0x[0-9a-fA-F]+|-?\d+)", text)
+    return int(m.group(1), 0) if m else 0
+
+
+def _width(mn: str) -> tuple[int, bool, bool]:
+    """(bytes, signed, d16-high) from a load/store mnemonic suffix."""
+    parts = mn.split("_")
+    suffix = "_".join(parts[2:]) if len(parts) > 2 else parts[-1]
+    hi = suffix.endswith("_hi")
+    size = _SIZES.get(suffix) or _SIZES.get(parts[-1]) or _SIZES.get(suffix.replace("_hi", ""))
+    if size is None:
+        size = 4
+    signed = suffix.startswith(("sbyte", "sshort", "i8", "i16"))
+    return size, signed, hi
+
+
+def _extend(data: bytes, size: int, signed: bool) -> int:
+    return int.from_bytes(data, "little", signed=signed) & M32
+
+
+def _vregs_of(op):
+    return op.count
+
+
+# ---------------------------------------------------------------------------------------------- SMEM
+
+
+@semantic("s_load_dword", "s_load_dwordx2", "s_load_dwordx4", "s_load_dwordx8", "s_load_dwordx16",
+          "s_load_b32", "s_load_b64", "s_load_b128", "s_load_b256", "s_load_b512", "s_load_dwordx3", "s_load_b96",
+          "s_buffer_load_dword", "s_buffer_load_dwordx2", "s_buffer_load_dwordx4", "s_buffer_load_b32",
+          "s_buffer_load_b64", "s_buffer_load_b128", "s_load_u8", "s_load_i8", "s_load_u16", "s_load_i16")
+def s_load(ctx, insn):
+    w = ctx.wave
+    dst, base_op = insn.operands[0], insn.operands[1]
+    n = dst.count
+    if "buffer" in insn.mnemonic:
+        desc = read_scalar(w, base_op, 64) & ((1 << 48) - 1)
+    else:
+        desc = read_scalar(w, base_op, 64)
+    off = 0
+    for o in insn.operands[2:]:
+        if o.kind is OperandKind.OFFSET or o.kind is OperandKind.IMMEDIATE or o.kind is OperandKind.LITERAL:
+            off += int(o.value or 0)
+        elif o.kind is OperandKind.SGPR:
+            off += read_scalar(w, o)
+        elif o.kind is OperandKind.INLINE:
+            off += int(o.value or 0)
+    if "offset:" in insn.text and not any(o.kind is OperandKind.OFFSET for o in insn.operands):
+        off += _offset(insn.text)
+    addr = (desc + off) & ((1 << 64) - 1)
+    size = 4 * n
+    if insn.mnemonic.endswith(("u8", "i8")):
+        size = 1
+    elif insn.mnemonic.endswith(("u16", "i16")):
+        size = 2
+    data = ctx.mem.read(addr & ~3 if size >= 4 else addr, size, [])
+    ctx.record(MemOp("load", "scalar", {0: addr}, size, dict(insn.memory.cache_policy) if insn.memory else {}))
+    if size < 4:
+        write_scalar(w, dst, int.from_bytes(data, "little", signed=insn.mnemonic[-2] == "i") & M32)
+        return
+    for i in range(n):
+        w.s[dst.register + i] = struct.unpack_from("<I", data, 4 * i)[0]
+
+
+# ---------------------------------------------------------------------------------------------- addresses
+
+
+def _flat_layout(insn):
+    """Split a GLOBAL/FLAT/SCRATCH instruction's operands into (vdst, vaddr, vdata, saddr)."""
+    ops = [o for o in insn.operands if o.kind is not OperandKind.OFFSET]
+    mem = insn.memory
+    vdst = next((o for o in ops if o.is_dest), None)
+    rest = [o for o in ops if not o.is_dest]
+    saddr = next((o for o in rest if o.kind in (OperandKind.SGPR, OperandKind.SPECIAL, OperandKind.TTMP)), None)
+    vregs = [o for o in rest if o.kind in (OperandKind.VGPR, OperandKind.AGPR)]
+    text_ops = insn.text.split(None, 1)[1] if " " in insn.text else ""
+    vaddr_off = text_ops.startswith("off,") or ", off," in text_ops or text_ops.startswith("off ")
+    vaddr = vdata = None
+    if mem.is_store and not mem.is_atomic:
+        if vaddr_off:
+            vdata = vregs[0] if vregs else None
+        else:
+            vaddr, vdata = (vregs + [None, None])[:2]
+    elif mem.is_atomic:
+        vaddr, vdata = (vregs + [None, None])[:2]
+    else:
+        if not vaddr_off:
+            vaddr = vregs[0] if vregs else None
+    return vdst, vaddr, vdata, saddr
+
+
+def _lane_addresses(ctx, insn, space_hint: str):
+    w = ctx.wave
+    vdst, vaddr, vdata, saddr = _flat_layout(insn)
+    off = _offset(insn.text)
+    for o in insn.operands:
+        if o.kind is OperandKind.OFFSET:
+            off = int(o.value or 0)
+            if off >> 31:
+                off -= 1 << 32
+    base_s = 0
+    if saddr is not None:
+        base_s = read_scalar(w, saddr, 64 if space_hint != "private" else 32) if not (
+            saddr.kind is OperandKind.SPECIAL and saddr.text == "off") else 0
+    if vaddr is not None:
+        if space_hint == "private" or saddr is not None:
+            v = read_vector(w, vaddr, 32).astype(np.int64)
+        else:
+            v = read_vector(w, vaddr, 64).astype(np.uint64).astype(object)
+    else:
+        v = np.zeros(w.lanes, dtype=np.int64)
+    addrs = {}
+    for ln in w.active_lanes():
+        a = int(v[ln]) + base_s + off
+        addrs[ln] = a & ((1 << 64) - 1) if space_hint != "private" else a & M32
+    return vdst, vdata, addrs
+
+
+def _access(ctx, space: str, address: int, lane: int, size: int, data: bytes | None = None):
+    w = ctx.wave
+    if space == "flat":
+        sub, off = classify_flat(address)
+        space, address = sub, off
+    if space == "global":
+        if data is None:
+            return ctx.mem.read(address, size, [lane])
+        ctx.mem.write(address, data, [lane])
+        return None
+    if space == "local":
+        lds = ctx.machine.lds_of(w)
+        if data is None:
+            return lds.read(address, size, lane)
+        lds.write(address, data, lane)
+        return None
+    if space == "private":
+        if data is None:
+            return read_private(ctx.mem, w, address, size, lane)
+        write_private(ctx.mem, w, address, data, lane)
+        return None
+    raise Unsupported(f"{space} memory access", w.pc)
+
+
+# ---------------------------------------------------------------------------------------------- GLOBAL / FLAT / SCRATCH
+
+
+def _vmem(kind: str):
+    def run(ctx, insn):
+        w = ctx.wave
+        mn = insn.mnemonic
+        space = "private" if mn.startswith("scratch_") else "flat" if mn.startswith("flat_") else "global"
+        vdst, vdata, addrs = _lane_addresses(ctx, insn, space)
+        size, signed, hi = _width(mn)
+        policy = dict(insn.memory.cache_policy) if insn.memory else {}
+        ctx.record(MemOp(kind, space if space != "flat" else "generic", addrs, size, policy))
+        if kind == "load":
+            n = max(1, size // 4)
+            outs = [np.array(w.v[vdst.register + i]) for i in range(n)] if vdst is not None else []
+            w.ensure_vgprs(vdst.register + n)
+            outs = [w.v[vdst.register + i].copy() for i in range(n)]
+            for ln, a in addrs.items():
+                data = _access(ctx, space, a, ln, size)
+                if size >= 4:
+                    for i in range(n):
+                        outs[i][ln] = struct.unpack_from("<I", data, 4 * i)[0]
+                else:
+                    val = int.from_bytes(data, "little", signed=signed)
+                    if "d16" in mn:
+                        old = int(outs[0][ln])
+                        val &= 0xFFFF
+                        outs[0][ln] = ((old & 0xFFFF) | (val << 16)) if hi else ((old & 0xFFFF0000) | val)
+                    else:
+                        outs[0][ln] = val & M32
+            write_vector_multi(w, vdst, outs)
+        else:
+            n = max(1, size // 4)
+            regs = [read_vector(w, _reg(vdata, i)) for i in range(n)]
+            for ln, a in addrs.items():
+                if size >= 4:
+                    data = b"".join(struct.pack("<I", int(r[ln])) for r in regs)
+                else:
+                    val = int(regs[0][ln]) >> (16 if hi else 0)
+                    data = (val & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+                _access(ctx, space, a, ln, size, data)
+
+    return run
+
+
+def _reg(op, i: int):
+    from amddbg.isa.model import Operand
+
+    return Operand(op.kind, op.text, op.register + i, 1, None, False, ())
+
+
+for _pfx in ("global", "flat", "scratch"):
+    for _sfx in ("dword", "dwordx2", "dwordx3", "dwordx4", "ubyte", "sbyte", "ushort", "sshort", "b32", "b64", "b96",
+                 "b128", "u8", "i8", "u16", "i16", "short_d16", "short_d16_hi", "ubyte_d16", "ubyte_d16_hi",
+                 "sbyte_d16", "sbyte_d16_hi", "d16_b16", "d16_hi_b16", "d16_u8", "d16_i8", "d16_hi_u8", "d16_hi_i8"):
+        semantic(f"{_pfx}_load_{_sfx}")(_vmem("load"))
+    for _sfx in ("dword", "dwordx2", "dwordx3", "dwordx4", "byte", "short", "b8", "b16", "b32", "b64", "b96", "b128",
+                 "byte_d16_hi", "short_d16_hi", "d16_hi_b8", "d16_hi_b16"):
+        semantic(f"{_pfx}_store_{_sfx}")(_vmem("store"))
+
+
+# ---------------------------------------------------------------------------------------------- atomics
+
+_ATOM = {
+    "add": lambda o, s, b: o + s, "sub": lambda o, s, b: o - s, "swap": lambda o, s, b: s,
+    "and": lambda o, s, b: o & s, "or": lambda o, s, b: o | s, "xor": lambda o, s, b: o ^ s,
+    "umin": lambda o, s, b: min(o, s), "umax": lambda o, s, b: max(o, s),
+    "smin": lambda o, s, b: _tw(min(_sg(o, b), _sg(s, b)), b),
+    "smax": lambda o, s, b: _tw(max(_sg(o, b), _sg(s, b)), b),
+    "min_u32": lambda o, s, b: min(o, s), "max_u32": lambda o, s, b: max(o, s),
+    "min_i32": lambda o, s, b: _tw(min(_sg(o, b), _sg(s, b)), b),
+    "max_i32": lambda o, s, b: _tw(max(_sg(o, b), _sg(s, b)), b),
+    "inc": lambda o, s, b: 0 if o >= s else o + 1, "dec": lambda o, s, b: s if (o == 0 or o > s) else o - 1,
+    "add_u32": lambda o, s, b: o + s, "sub_u32": lambda o, s, b: o - s, "swap_b32": lambda o, s, b: s,
+    "and_b32": lambda o, s, b: o & s, "or_b32": lambda o, s, b: o | s, "xor_b32": lambda o, s, b: o ^ s,
+    "inc_u32": lambda o, s, b: 0 if o >= s else o + 1, "dec_u32": lambda o, s, b: s if (o == 0 or o > s) else o - 1,
+}
+
+
+def _sg(v: int, bits: int) -> int:
+    return v - (1 << bits) if v >> (bits - 1) & 1 else v
+
+
+def _tw(v: int, bits: int) -> int:
+    return v & ((1 << bits) - 1)
+
+
+def _fadd(o: int, s: int, bits: int) -> int:
+    if bits == 64:
+        return struct.unpack("<Q", struct.pack("<d", struct.unpack("<d", o.to_bytes(8, "little"))[0]
+                                               + struct.unpack("<d", s.to_bytes(8, "little"))[0]))[0]
+    f = np.float32(struct.unpack("<f", o.to_bytes(4, "little"))[0]) + np.float32(
+        struct.unpack("<f", s.to_bytes(4, "little"))[0])
+    return int(np.float32(f).view(np.uint32))
+
+
+def _atomic(ctx, insn, space: str):
+    w = ctx.wave
+    mn = insn.mnemonic
+    op = mn.split("atomic_", 1)[1]
+    bits = 64 if op.endswith(("x2", "_u64", "_i64", "_b64", "f64")) else 32
+    base = op[:-3] if op.endswith("_x2") else op
+    base = re.sub(r"_(u|i|b|f)(32|64)$", lambda m: "" if base.startswith(("add", "sub", "swap", "and", "or", "xor",
+                                                                             "inc", "dec", "cmpswap")) else m.group(0),
+                  base)
+    ops = [o for o in insn.operands if o.kind is not OperandKind.OFFSET]
+    returns = bool(insn.memory and insn.memory.returns) or any(o.is_dest for o in ops)
+    vdst = next((o for o in ops if o.is_dest), None)
+    rest = [o for o in ops if not o.is_dest]
+    saddr = next((o for o in rest if o.kind is OperandKind.SGPR), None)
+    vregs = [o for o in rest if o.kind is OperandKind.VGPR]
+    if space == "local":
+        vaddr, vdata = vregs[0], vregs[1:]
+    else:
+        vaddr, vdata = vregs[0], vregs[1:]
+    off = _offset(insn.text)
+    nb = bits // 8
+    if space == "local":
+        addrs = read_vector(w, vaddr)
+    elif saddr is not None:
+        addrs = read_vector(w, vaddr).astype(np.uint64) + np.uint64(read_scalar(w, saddr, 64))
+    else:
+        addrs = read_vector(w, vaddr, 64)
+    data = read_vector(w, vdata[0], bits) if vdata else None
+    cmpv = read_vector(w, vdata[1], bits) if len(vdata) > 1 else None
+    if "cmpswap" in op and vdata and vdata[0].count >= (2 if bits == 32 else 4):
+        # cmpswap data is a pair: [src, cmp]
+        d = vdata[0]
+        data = read_vector(w, _reg(d, 0) if bits == 32 else _pair(d, 0), bits)
+        cmpv = read_vector(w, _reg(d, 1) if bits == 32 else _pair(d, 2), bits)
+    old_vals = np.zeros(w.lanes, dtype=np.uint64)
+    lanes = w.active_lanes()
+    rec = {}
+    sp = "generic" if space == "flat" else space
+    for ln in lanes:
+        a = (int(addrs[ln]) + off) & ((1 << 64) - 1)
+        rec[ln] = a
+        old = int.from_bytes(_access(ctx, space, a, ln, nb), "little")
+        s = int(data[ln]) if data is not None else 0
+        if "cmpswap" in op:
+            new = s if old == int(cmpv[ln]) else old
+        elif op.startswith(("add_f", "fadd")):
+            new = _fadd(old, s, bits)
+        else:
+            fn = _ATOM.get(base) or _ATOM.get(op)
+            if fn is None:
+                raise Unsupported(insn.text, insn.address)
+            new = fn(old, s, bits) & ((1 << bits) - 1)
+        _access(ctx, space, a, ln, nb, new.to_bytes(nb, "little"))
+        old_vals[ln] = old
+    ctx.record(MemOp("atomic", sp, rec, nb, dict(insn.memory.cache_policy) if insn.memory else {}, op))
+    if returns and vdst is not None:
+        from amddbg.emu.operands import write_vector
+
+        write_vector(w, vdst, old_vals if bits == 64 else old_vals.astype(np.uint32), bits)
+
+
+def _pair(op, i):
+    from amddbg.isa.model import Operand
+
+    return Operand(op.kind, op.text, op.register + i, 2, None, False, ())
+
+
+def _atomic_sem(space):
+    def run(ctx, insn):
+        _atomic(ctx, insn, space)
+
+    return run
+
+
+_ATOMIC_NAMES = ["add", "sub", "swap", "cmpswap", "and", "or", "xor", "umin", "umax", "smin", "smax", "inc", "dec",
+                 "add_f32", "add_f64", "fadd", "add_u32", "sub_u32", "swap_b32", "cmpswap_b32", "and_b32", "or_b32",
+                 "xor_b32", "min_u32", "max_u32", "min_i32", "max_i32", "inc_u32", "dec_u32", "add_u64", "cmpswap_b64",
+                 "swap_b64"]
+for _n in _ATOMIC_NAMES:
+    for _pfx, _sp in (("global", "global"), ("flat", "flat")):
+        semantic(f"{_pfx}_atomic_{_n}", f"{_pfx}_atomic_{_n}_x2")(_atomic_sem(_sp))
+
+
+# ---------------------------------------------------------------------------------------------- MUBUF (buffer)
+
+
+def _buffer(kind: str):
+    def run(ctx, insn):
+        w = ctx.wave
+        mn = insn.mnemonic
+        ops = [o for o in insn.operands if o.kind is not OperandKind.OFFSET and not (
+            o.kind is OperandKind.SPECIAL and o.text == "off")]
+        vd = next((o for o in ops if o.is_dest), None)
+        if vd is None and kind == "load":  # some GFX10 MUBUF loads carry no destination flag
+            vd = next(o for o in ops if o.kind is OperandKind.VGPR)
+        rest = [o for o in ops if not o.is_dest and o is not vd]
+        srsrc = next(o for o in rest if o.kind is OperandKind.SGPR and o.count == 4)
+        i = rest.index(srsrc)
+        vregs_before = [o for o in rest[:i] if o.kind is OperandKind.VGPR]
+        soff_op = rest[i + 1] if i + 1 < len(rest) else None
+        text = insn.text
+        offen, idxen = " offen" in text, " idxen" in text
+        vdata = vregs_before[0] if kind == "store" and vregs_before else None
+        addr_regs = vregs_before[1:] if kind == "store" else vregs_before
+        vaddr = addr_regs[0] if (offen or idxen) and addr_regs else None
+        desc = read_scalar(w, srsrc, 64) | (read_scalar(w, _sreg(srsrc, 2), 64) << 64)
+        base = desc & ((1 << 48) - 1)
+        stride = (desc >> 48) & 0x3FFF
+        swizzle = (desc >> 63) & 1
+        num_records = (desc >> 64) & M32
+        dword3 = desc >> 96
+        add_tid = (dword3 >> 23) & 1
+        index_stride = [8, 16, 32, 64][(dword3 >> 21) & 3]
+        elem = [2, 4, 8, 16][(dword3 >> 19) & 3]
+        soff = read_scalar(w, soff_op) if soff_op is not None else 0
+        inst_off = _offset(text)
+        size, signed, hi = _width(mn)
+        vaddr_vals = read_vector(w, vaddr) if vaddr is not None else np.zeros(w.lanes, dtype=np.uint32)
+        addrs = {}
+        for ln in w.active_lanes():
+            index = (int(vaddr_vals[ln]) if idxen else 0) + (ln if add_tid else 0)
+            offset = (int(vaddr_vals[ln]) if offen and not idxen else 0) + inst_off
+            if swizzle:
+                a = base + soff + (offset // elem) * elem * index_stride + index * elem + offset % elem
+            else:
+                a = base + soff + index * stride + offset
+                if not add_tid and stride == 0 and offset + size > num_records:
+                    continue  # out of range: loads read 0, stores are dropped
+            addrs[ln] = a
+        ctx.record(MemOp(kind, "private" if add_tid else "global", addrs, size,
+                         dict(insn.memory.cache_policy) if insn.memory else {}))
+        n = max(1, size // 4)
+        if kind == "load":
+            w.ensure_vgprs(vd.register + n)
+            outs = [np.where(w.exec_mask(), U32(0), w.v[vd.register + k]).astype(U32) for k in range(n)]
+            for ln, a in addrs.items():
+                data = ctx.mem.read(a, size, [ln])
+                if size >= 4:
+                    for k in range(n):
+                        outs[k][ln] = struct.unpack_from("<I", data, 4 * k)[0]
+                else:
+                    outs[0][ln] = int.from_bytes(data, "little", signed=signed) & M32
+            write_vector_multi(w, vd, outs)
+        else:
+            regs = [read_vector(w, _reg(vdata, k)) for k in range(n)]
+            for ln, a in addrs.items():
+                if size >= 4:
+                    data = b"".join(struct.pack("<I", int(r[ln])) for r in regs)
+                else:
+                    data = (int(regs[0][ln]) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+                ctx.mem.write(a, data, [ln])
+
+    return run
+
+
+def _sreg(op, i):
+    from amddbg.isa.model import Operand
+
+    return Operand(op.kind, op.text, op.register + i, 2, None, False, ())
+
+
+for _sfx in ("dword", "dwordx2", "dwordx3", "dwordx4", "ubyte", "sbyte", "ushort", "sshort", "b32", "b64", "b96",
+             "b128", "u8", "i8", "u16", "i16"):
+    semantic(f"buffer_load_{_sfx}")(_buffer("load"))
+for _sfx in ("dword", "dwordx2", "dwordx3", "dwordx4", "byte", "short", "b8", "b16", "b32", "b64", "b96", "b128"):
+    semantic(f"buffer_store_{_sfx}")(_buffer("store"))
+
+
+@semantic("buffer_wbinvl1_vol", "buffer_wbinvl1", "buffer_inv", "buffer_wbl2", "buffer_invl2", "buffer_gl0_inv",
+          "buffer_gl1_inv", "global_inv", "global_wb", "global_wbinv", "s_dcache_inv_vol")
+def cache_control(ctx, insn):
+    """The coherent model of this emulator needs no cache maintenance (docs/emulator.md)."""
+    ctx.record(MemOp("cache", "global", {}, 0, dict(insn.memory.cache_policy) if insn.memory else {},
+                     insn.mnemonic))
+
+
+# ---------------------------------------------------------------------------------------------- DS (LDS)
+
+
+def _ds_addr(ctx, insn):
+    ops = [o for o in insn.operands if o.kind is OperandKind.VGPR and not o.is_dest]
+    return read_vector(ctx.wave, ops[0]) if ops else np.zeros(ctx.wave.lanes, dtype=np.uint32), ops
+
+
+_DS_SIZE = {"b32": 4, "b64": 8, "b96": 12, "b128": 16, "u8": 1, "i8": 1, "u16": 2, "i16": 2, "b8": 1, "b16": 2,
+            "u8_d16": 1, "u16_d16": 2}
+
+
+def _ds_rw(kind: str, two: bool = False, st64: bool = False):
+    def run(ctx, insn):
+        w = ctx.wave
+        mn = insn.mnemonic
+        m = re.match(r"ds_(read|write|load|store)2?(st64)?_(\w+)$", mn)
+        suffix = m.group(3) if m else "b32"
+        size = _DS_SIZE.get(suffix, 4)
+        signed = suffix.startswith("i")
+        addr, vops = _ds_addr(ctx, insn)
+        lds = ctx.machine.lds_of(w)
+        lanes = w.active_lanes()
+        rec = {}
+        if two:
+            scale = size * (64 if st64 else 1)
+            o0, o1 = _offset(insn.text, "offset0") * scale, _offset(insn.text, "offset1") * scale
+            if kind == "load":
+                vd = next(o for o in insn.operands if o.is_dest)
+                n = size // 4
+                w.ensure_vgprs(vd.register + 2 * n)
+                outs = [w.v[vd.register + k].copy() for k in range(2 * n)]
+                for ln in lanes:
+                    a = int(addr[ln])
+                    rec[ln] = a + o0
+                    for j, o in enumerate((o0, o1)):
+                        data = lds.read(a + o, size, ln)
+                        for k in range(n):
+                            outs[j * n + k][ln] = struct.unpack_from("<I", data, 4 * k)[0]
+                write_vector_multi(w, vd, outs)
+            else:
+                d0, d1 = vops[1], vops[2]
+                n = size // 4
+                r0 = [read_vector(w, _reg(d0, k)) for k in range(n)]
+                r1 = [read_vector(w, _reg(d1, k)) for k in range(n)]
+                for ln in lanes:
+                    a = int(addr[ln])
+                    rec[ln] = a + o0
+                    lds.write(a + o0, b"".join(struct.pack("<I", int(r[ln])) for r in r0), ln)
+                    lds.write(a + o1, b"".join(struct.pack("<I", int(r[ln])) for r in r1), ln)
+            ctx.record(MemOp(kind, "local", rec, 2 * size))
+            return
+        off = _offset(insn.text)
+        if kind == "load":
+            vd = next(o for o in insn.operands if o.is_dest)
+            n = max(1, size // 4)
+            w.ensure_vgprs(vd.register + n)
+            outs = [w.v[vd.register + k].copy() for k in range(n)]
+            for ln in lanes:
+                a = int(addr[ln]) + off
+                rec[ln] = a
+                data = lds.read(a, size, ln)
+                if size >= 4:
+                    for k in range(n):
+                        outs[k][ln] = struct.unpack_from("<I", data, 4 * k)[0]
+                else:
+                    outs[0][ln] = int.from_bytes(data, "little", signed=signed) & M32
+            write_vector_multi(w, vd, outs)
+        else:
+            d = vops[1]
+            n = max(1, size // 4)
+            regs = [read_vector(w, _reg(d, k)) for k in range(n)]
+            for ln in lanes:
+                a = int(addr[ln]) + off
+                rec[ln] = a
+                if size >= 4:
+                    data = b"".join(struct.pack("<I", int(r[ln])) for r in regs)
+                else:
+                    data = (int(regs[0][ln]) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+                lds.write(a, data, ln)
+        ctx.record(MemOp(kind, "local", rec, size))
+
+    return run
+
+
+for _sfx in _DS_SIZE:
+    semantic(f"ds_read_{_sfx}", f"ds_load_{_sfx}")(_ds_rw("load"))
+    semantic(f"ds_write_{_sfx}", f"ds_store_{_sfx}")(_ds_rw("store"))
+for _sfx in ("b32", "b64"):
+    semantic(f"ds_read2_{_sfx}", f"ds_load_2addr_{_sfx}")(_ds_rw("load", True))
+    semantic(f"ds_write2_{_sfx}", f"ds_store_2addr_{_sfx}")(_ds_rw("store", True))
+    semantic(f"ds_read2st64_{_sfx}", f"ds_load_2addr_stride64_{_sfx}")(_ds_rw("load", True, True))
+    semantic(f"ds_write2st64_{_sfx}", f"ds_store_2addr_stride64_{_sfx}")(_ds_rw("store", True, True))
+
+
+def _ds_atomic(ctx, insn):
+    w = ctx.wave
+    mn = insn.mnemonic
+    op = mn[3:].replace("_rtn", "")
+    bits = 64 if op.endswith("64") else 32
+    base = re.sub(r"_(u|i|b|f)(32|64)$", "", op)
+    addr, vops = _ds_addr(ctx, insn)
+    data = read_vector(w, vops[1], bits) if len(vops) > 1 else None
+    data2 = read_vector(w, vops[2], bits) if len(vops) > 2 else None
+    off = _offset(insn.text)
+    lds = ctx.machine.lds_of(w)
+    nb = bits // 8
+    old_vals = np.zeros(w.lanes, dtype=np.uint64)
+    rec = {}
+    names = {"min": "smin", "max": "smax", "min_u": "umin", "max_u": "umax"}
+    for ln in w.active_lanes():
+        a = int(addr[ln]) + off
+        rec[ln] = a
+        old = int.from_bytes(lds.read(a, nb, ln), "little")
+        s = int(data[ln]) if data is not None else 0
+        if base in ("cmpst", "cmpstore"):
+            new = int(data2[ln]) if old == s else old
+        elif base == "cmpswap":
+            new = s if old == int(data2[ln]) else old
+        elif base in ("add_f", "add_f32"):
+            new = _fadd(old, s, bits)
+        elif base == "wrxchg":
+            new = s
+        else:
+            key = base
+            if op.endswith(("_u32", "_u64")) and base in ("min", "max"):
+                key = "u" + base
+            elif base in ("min", "max"):
+                key = "s" + base
+            key = names.get(key, key)
+            fn = _ATOM.get(key)
+            if fn is None:
+                raise Unsupported(insn.text, insn.address)
+            new = fn(old, s, bits) & ((1 << bits) - 1)
+        lds.write(a, new.to_bytes(nb, "little"), ln)
+        old_vals[ln] = old
+    ctx.record(MemOp("atomic", "local", rec, nb, {}, op))
+    vd = next((o for o in insn.operands if o.is_dest), None)
+    if vd is not None:
+        from amddbg.emu.operands import write_vector
+
+        write_vector(w, vd, old_vals if bits == 64 else old_vals.astype(np.uint32), bits)
+
+
+for _n in ("add", "sub", "rsub", "inc", "dec", "min_i32", "max_i32", "min_u32", "max_u32", "and", "or", "xor",
+           "wrxchg", "cmpst", "cmpstore", "cmpswap", "add_f32", "min", "max"):
+    for _t in ("", "_u32", "_b32", "_u64", "_b64", "_i32"):
+        semantic(f"ds_{_n}{_t}", f"ds_{_n}_rtn{_t}", f"ds_{_n}{_t}".replace("__", "_"))(_ds_atomic)
+        semantic(f"ds_{_n}_rtn{_t}")(_ds_atomic)
+_ATOM["rsub"] = lambda o, s, b: s - o
+
+
+@semantic("ds_bpermute_b32", "ds_permute_b32")
+def ds_permute(ctx, insn):
+    w = ctx.wave
+    addr, vops = _ds_addr(ctx, insn)
+    data = read_vector(w, vops[1])
+    off = _offset(insn.text)
+    active = w.exec_mask()
+    out = np.zeros(w.lanes, dtype=np.uint32)
+    if insn.mnemonic == "ds_bpermute_b32":
+        for ln in range(w.lanes):
+            if active[ln]:
+                src = ((int(addr[ln]) + off) >> 2) % w.lanes
+                out[ln] = data[src] if active[src] else 0
+    else:
+        for ln in range(w.lanes):
+            if active[ln]:
+                dst = ((int(addr[ln]) + off) >> 2) % w.lanes
+                out[dst] = data[ln]
+    vd = next(o for o in insn.operands if o.is_dest)
+    from amddbg.emu.operands import write_vector
+
+    write_vector(w, vd, out)
+
+
+@semantic("ds_swizzle_b32")
+def ds_swizzle(ctx, insn):
+    w = ctx.wave
+    _, vops = _ds_addr(ctx, insn)
+    data = read_vector(w, vops[0])
+    off = _offset(insn.text)
+    m = re.search(r"swizzle\((\w+)((?:,\s*\w+)*)\)", insn.text)
+    out = data.copy()
+    if m:
+        args = [int(x, 0) for x in re.findall(r"\w+", m.group(2))]
+        mode = m.group(1)
+        for ln in range(w.lanes):
+            grp = ln & ~31
+            i = ln & 31
+            if mode == "SWAP":
+                src = i ^ args[0]
+            elif mode == "REVERSE":
+                g = args[0]
+                src = (i & ~(g - 1)) | (g - 1 - (i & (g - 1)))
+            elif mode == "BROADCAST":
+                g = args[0]
+                src = (i & ~(g - 1)) | args[1]
+            elif mode == "BITMASK_PERM":
+                raise Unsupported(insn.text, insn.address)
+            elif mode == "QDMODE_PERM":
+                src = (i & ~3) | args[i & 3]
+            else:
+                raise Unsupported(insn.text, insn.address)
+            out[ln] = data[grp + (src & 31)]
+    elif off & 0x8000:
+        for ln in range(w.lanes):
+            out[ln] = data[(ln & ~3) | ((off >> (2 * (ln & 3))) & 3)]
+    else:
+        and_m, or_m, xor_m = off & 31, (off >> 5) & 31, (off >> 10) & 31
+        for ln in range(w.lanes):
+            i = ln & 31
+            out[ln] = data[(ln & ~31) | ((((i & and_m) | or_m) ^ xor_m) & 31)]
+    vd = next(o for o in insn.operands if o.is_dest)
+    from amddbg.emu.operands import write_vector
+
+    write_vector(w, vd, out)

@@ -1,0 +1,549 @@
+"""Scalar ALU, program control and synchronisation: SOP1/SOP2/SOPK/SOPC/SOPP.
+
+Semantics follow the AMD ISA manuals (SCC results, 64-bit forms, saveexec families). Names of both
+generations are registered (``s_andn2_b64`` / GFX11's ``s_and_not1_b64``).
+"""
+
+from __future__ import annotations
+
+from amddbg.emu.errors import WaveStop
+from amddbg.emu.operands import M32, M64, read_scalar, write_scalar
+from amddbg.emu.semantics import semantic
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def _bits(mn: str) -> int:
+    return 64 if mn.endswith("64") else 32
+
+
+def _sx(v: int, bits: int) -> int:
+    return v - (1 << bits) if v >> (bits - 1) & 1 else v
+
+
+def _ops(insn):
+    return insn.operands
+
+
+def _src(ctx, insn, i: int, bits: int) -> int:
+    return read_scalar(ctx.wave, insn.operands[i], bits)
+
+
+def _dst(ctx, insn, value: int, bits: int) -> None:
+    write_scalar(ctx.wave, insn.operands[0], value, bits)
+
+
+# ---------------------------------------------------------------------------------------------- SOP2 logic
+
+_LOGIC = {
+    "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+    "andn2": lambda a, b: a & ~b, "orn2": lambda a, b: a | ~b, "nand": lambda a, b: ~(a & b),
+    "nor": lambda a, b: ~(a | b), "xnor": lambda a, b: ~(a ^ b),
+    "and_not1": lambda a, b: a & ~b, "or_not1": lambda a, b: a | ~b,
+}
+
+
+def _logic(op):
+    def run(ctx, insn):
+        bits = _bits(insn.mnemonic)
+        mask = (1 << bits) - 1
+        r = _LOGIC[op](_src(ctx, insn, 1, bits), _src(ctx, insn, 2, bits)) & mask
+        _dst(ctx, insn, r, bits)
+        ctx.wave.scc = int(r != 0)
+
+    return run
+
+
+for _op in _LOGIC:
+    semantic(f"s_{_op}_b32", f"s_{_op}_b64")(_logic(_op))
+
+
+@semantic("s_not_b32", "s_not_b64")
+def s_not(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    r = ~_src(ctx, insn, 1, bits) & ((1 << bits) - 1)
+    _dst(ctx, insn, r, bits)
+    ctx.wave.scc = int(r != 0)
+
+
+# ---------------------------------------------------------------------------------------------- saveexec
+
+_SAVEEXEC = {
+    "and": lambda s, e: s & e, "or": lambda s, e: s | e, "xor": lambda s, e: s ^ e,
+    "andn2": lambda s, e: s & ~e, "orn2": lambda s, e: s | ~e, "nand": lambda s, e: ~(s & e),
+    "nor": lambda s, e: ~(s | e), "xnor": lambda s, e: ~(s ^ e), "andn1": lambda s, e: ~s & e,
+    "orn1": lambda s, e: ~s | e, "and_not1": lambda s, e: s & ~e, "or_not1": lambda s, e: s | ~e,
+    "and_not0": lambda s, e: ~s & e, "or_not0": lambda s, e: ~s | e,
+}
+
+
+def _saveexec(op):
+    def run(ctx, insn):
+        w = ctx.wave
+        bits = _bits(insn.mnemonic)
+        mask = (1 << bits) - 1
+        old = w.exec & mask
+        src = _src(ctx, insn, 1, bits)
+        new = _SAVEEXEC[op](src, old) & mask
+        _dst(ctx, insn, old, bits)
+        if bits == 32:
+            w.exec = ((w.exec & ~M32) | new) & w.mask
+        else:
+            w.exec = new & w.mask
+        w.scc = int(new != 0)
+
+    return run
+
+
+for _op in _SAVEEXEC:
+    semantic(f"s_{_op}_saveexec_b32", f"s_{_op}_saveexec_b64")(_saveexec(_op))
+    semantic(f"s_{_op}_wrexec_b32", f"s_{_op}_wrexec_b64")(_saveexec(_op))
+
+
+# ---------------------------------------------------------------------------------------------- moves
+
+
+@semantic("s_mov_b32", "s_mov_b64", "s_movk_i32", "s_mov_fed_b32")
+def s_mov(ctx, insn):
+    bits = _bits(insn.mnemonic) if "movk" not in insn.mnemonic else 32
+    v = _src(ctx, insn, 1, bits)
+    if insn.mnemonic == "s_movk_i32":
+        v = _sx(v & 0xFFFF, 16) & M32
+    _dst(ctx, insn, v, bits)
+
+
+@semantic("s_cmov_b32", "s_cmov_b64", "s_cmovk_i32")
+def s_cmov(ctx, insn):
+    if ctx.wave.scc:
+        bits = _bits(insn.mnemonic) if "cmovk" not in insn.mnemonic else 32
+        v = _src(ctx, insn, 1, bits)
+        if insn.mnemonic == "s_cmovk_i32":
+            v = _sx(v & 0xFFFF, 16) & M32
+        _dst(ctx, insn, v, bits)
+
+
+@semantic("s_cselect_b32", "s_cselect_b64")
+def s_cselect(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    _dst(ctx, insn, _src(ctx, insn, 1 if ctx.wave.scc else 2, bits), bits)
+
+
+# ---------------------------------------------------------------------------------------------- arithmetic
+
+
+@semantic("s_add_u32", "s_add_co_u32")
+def s_add_u32(ctx, insn):
+    r = _src(ctx, insn, 1, 32) + _src(ctx, insn, 2, 32)
+    _dst(ctx, insn, r, 32)
+    ctx.wave.scc = int(r > M32)
+
+
+@semantic("s_addc_u32", "s_add_co_ci_u32")
+def s_addc_u32(ctx, insn):
+    r = _src(ctx, insn, 1, 32) + _src(ctx, insn, 2, 32) + ctx.wave.scc
+    _dst(ctx, insn, r, 32)
+    ctx.wave.scc = int(r > M32)
+
+
+@semantic("s_sub_u32", "s_sub_co_u32")
+def s_sub_u32(ctx, insn):
+    a, b = _src(ctx, insn, 1, 32), _src(ctx, insn, 2, 32)
+    _dst(ctx, insn, a - b, 32)
+    ctx.wave.scc = int(b > a)
+
+
+@semantic("s_subb_u32", "s_sub_co_ci_u32")
+def s_subb_u32(ctx, insn):
+    a, b = _src(ctx, insn, 1, 32), _src(ctx, insn, 2, 32)
+    c = ctx.wave.scc
+    _dst(ctx, insn, a - b - c, 32)
+    ctx.wave.scc = int(b + c > a)
+
+
+@semantic("s_add_i32", "s_add_co_i32")
+def s_add_i32(ctx, insn):
+    a, b = _sx(_src(ctx, insn, 1, 32), 32), _sx(_src(ctx, insn, 2, 32), 32)
+    r = a + b
+    _dst(ctx, insn, r & M32, 32)
+    ctx.wave.scc = int(not -(1 << 31) <= r < (1 << 31))
+
+
+@semantic("s_sub_i32", "s_sub_co_i32")
+def s_sub_i32(ctx, insn):
+    a, b = _sx(_src(ctx, insn, 1, 32), 32), _sx(_src(ctx, insn, 2, 32), 32)
+    r = a - b
+    _dst(ctx, insn, r & M32, 32)
+    ctx.wave.scc = int(not -(1 << 31) <= r < (1 << 31))
+
+
+@semantic("s_add_u64", "s_sub_u64", "s_add_nc_u64", "s_sub_nc_u64")
+def s_addsub_u64(ctx, insn):
+    a, b = _src(ctx, insn, 1, 64), _src(ctx, insn, 2, 64)
+    _dst(ctx, insn, (a + b if "add" in insn.mnemonic else a - b) & M64, 64)
+
+
+@semantic("s_addk_i32", "s_addk_co_i32")
+def s_addk(ctx, insn):
+    a = _sx(_src(ctx, insn, 0, 32), 32)
+    k = _sx(int(insn.operands[1].value) & 0xFFFF, 16)
+    r = a + k
+    _dst(ctx, insn, r & M32, 32)
+    ctx.wave.scc = int(not -(1 << 31) <= r < (1 << 31))
+
+
+@semantic("s_mulk_i32")
+def s_mulk(ctx, insn):
+    a = _sx(_src(ctx, insn, 0, 32), 32)
+    k = _sx(int(insn.operands[1].value) & 0xFFFF, 16)
+    _dst(ctx, insn, (a * k) & M32, 32)
+
+
+@semantic("s_mul_i32", "s_mul_u64")
+def s_mul_i32(ctx, insn):
+    bits = 64 if insn.mnemonic.endswith("64") else 32
+    _dst(ctx, insn, _src(ctx, insn, 1, bits) * _src(ctx, insn, 2, bits), bits)
+
+
+@semantic("s_mul_hi_u32")
+def s_mul_hi_u32(ctx, insn):
+    _dst(ctx, insn, (_src(ctx, insn, 1, 32) * _src(ctx, insn, 2, 32)) >> 32, 32)
+
+
+@semantic("s_mul_hi_i32")
+def s_mul_hi_i32(ctx, insn):
+    r = _sx(_src(ctx, insn, 1, 32), 32) * _sx(_src(ctx, insn, 2, 32), 32)
+    _dst(ctx, insn, (r >> 32) & M32, 32)
+
+
+@semantic("s_min_i32", "s_max_i32", "s_min_u32", "s_max_u32")
+def s_minmax(ctx, insn):
+    a, b = _src(ctx, insn, 1, 32), _src(ctx, insn, 2, 32)
+    signed = insn.mnemonic.endswith("i32")
+    ka, kb = (_sx(a, 32), _sx(b, 32)) if signed else (a, b)
+    first = ka < kb if "min" in insn.mnemonic else ka > kb
+    _dst(ctx, insn, a if first else b, 32)
+    ctx.wave.scc = int(first)
+
+
+@semantic("s_abs_i32")
+def s_abs(ctx, insn):
+    r = abs(_sx(_src(ctx, insn, 1, 32), 32)) & M32
+    _dst(ctx, insn, r, 32)
+    ctx.wave.scc = int(r != 0)
+
+
+@semantic("s_absdiff_i32")
+def s_absdiff(ctx, insn):
+    r = abs(_sx(_src(ctx, insn, 1, 32), 32) - _sx(_src(ctx, insn, 2, 32), 32)) & M32
+    _dst(ctx, insn, r, 32)
+    ctx.wave.scc = int(r != 0)
+
+
+# ---------------------------------------------------------------------------------------------- shifts, bits
+
+
+@semantic("s_lshl_b32", "s_lshl_b64", "s_lshr_b32", "s_lshr_b64", "s_ashr_i32", "s_ashr_i64")
+def s_shift(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    a = _src(ctx, insn, 1, bits)
+    n = _src(ctx, insn, 2, 32) & (bits - 1)
+    mn = insn.mnemonic
+    if mn.startswith("s_lshl"):
+        r = a << n
+    elif mn.startswith("s_lshr"):
+        r = a >> n
+    else:
+        r = _sx(a, bits) >> n
+    r &= (1 << bits) - 1
+    _dst(ctx, insn, r, bits)
+    ctx.wave.scc = int(r != 0)
+
+
+@semantic("s_lshl1_add_u32", "s_lshl2_add_u32", "s_lshl3_add_u32", "s_lshl4_add_u32")
+def s_lshl_add(ctx, insn):
+    n = int(insn.mnemonic[6])
+    r = (_src(ctx, insn, 1, 32) << n) + _src(ctx, insn, 2, 32)
+    _dst(ctx, insn, r, 32)
+    ctx.wave.scc = int(r > M32)
+
+
+@semantic("s_bfe_u32", "s_bfe_i32", "s_bfe_u64", "s_bfe_i64")
+def s_bfe(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    a = _src(ctx, insn, 1, bits)
+    spec = _src(ctx, insn, 2, 32)
+    off, width = spec & (bits - 1), (spec >> 16) & 0x7F
+    r = (a >> off) & ((1 << width) - 1) if width else 0
+    if "_i" in insn.mnemonic and width and r >> (width - 1) & 1:
+        r -= 1 << width
+    r &= (1 << bits) - 1
+    _dst(ctx, insn, r, bits)
+    ctx.wave.scc = int(r != 0)
+
+
+@semantic("s_bfm_b32", "s_bfm_b64")
+def s_bfm(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    width = _src(ctx, insn, 1, 32) & (bits - 1)
+    off = _src(ctx, insn, 2, 32) & (bits - 1)
+    _dst(ctx, insn, (((1 << width) - 1) << off) & ((1 << bits) - 1), bits)
+
+
+@semantic("s_brev_b32", "s_brev_b64")
+def s_brev(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    a = _src(ctx, insn, 1, bits)
+    _dst(ctx, insn, int(f"{a:0{bits}b}"[::-1], 2), bits)
+
+
+@semantic("s_bcnt1_i32_b32", "s_bcnt1_i32_b64", "s_bcnt0_i32_b32", "s_bcnt0_i32_b64")
+def s_bcnt(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    a = _src(ctx, insn, 1, bits)
+    r = bin(a).count("1") if "bcnt1" in insn.mnemonic else bits - bin(a).count("1")
+    _dst(ctx, insn, r, 32)
+    ctx.wave.scc = int(r != 0)
+
+
+@semantic("s_ff1_i32_b32", "s_ff1_i32_b64", "s_ctz_i32_b32", "s_ctz_i32_b64")
+def s_ff1(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    a = _src(ctx, insn, 1, bits)
+    _dst(ctx, insn, ((a & -a).bit_length() - 1) & M32 if a else M32, 32)
+
+
+@semantic("s_flbit_i32_b32", "s_flbit_i32_b64", "s_clz_i32_u32", "s_clz_i32_u64")
+def s_flbit(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    a = _src(ctx, insn, 1, bits)
+    _dst(ctx, insn, bits - a.bit_length() if a else M32, 32)
+
+
+@semantic("s_flbit_i32", "s_cls_i32")
+def s_flbit_i32(ctx, insn):
+    a = _src(ctx, insn, 1, 32)
+    if a in (0, M32):
+        _dst(ctx, insn, M32, 32)
+        return
+    s = a >> 31
+    n = 0
+    for i in range(31, -1, -1):
+        if (a >> i & 1) != s:
+            break
+        n += 1
+    _dst(ctx, insn, n, 32)
+
+
+@semantic("s_sext_i32_i8", "s_sext_i32_i16")
+def s_sext(ctx, insn):
+    width = 8 if insn.mnemonic.endswith("i8") else 16
+    a = _src(ctx, insn, 1, 32) & ((1 << width) - 1)
+    _dst(ctx, insn, _sx(a, width) & M32, 32)
+
+
+@semantic("s_bitset0_b32", "s_bitset0_b64", "s_bitset1_b32", "s_bitset1_b64")
+def s_bitset(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    cur = read_scalar(ctx.wave, insn.operands[0], bits)
+    n = _src(ctx, insn, 1, 32) & (bits - 1)
+    _dst(ctx, insn, cur | (1 << n) if "bitset1" in insn.mnemonic else cur & ~(1 << n), bits)
+
+
+@semantic("s_pack_ll_b32_b16", "s_pack_lh_b32_b16", "s_pack_hh_b32_b16", "s_pack_hl_b32_b16")
+def s_pack(ctx, insn):
+    a, b = _src(ctx, insn, 1, 32), _src(ctx, insn, 2, 32)
+    sel = insn.mnemonic[7:9]
+    lo = (a & 0xFFFF) if sel[0] == "l" else a >> 16
+    hi = (b & 0xFFFF) if sel[1] == "l" else b >> 16
+    _dst(ctx, insn, lo | hi << 16, 32)
+
+
+# ---------------------------------------------------------------------------------------------- compares
+
+_CMP = {"eq": lambda a, b: a == b, "lg": lambda a, b: a != b, "ne": lambda a, b: a != b,
+        "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b}
+
+
+def _scmp(op, typ):
+    def run(ctx, insn):
+        bits = 64 if typ.endswith("64") else 32
+        a, b = _src(ctx, insn, 0, bits), _src(ctx, insn, 1, bits)
+        if typ.startswith("i"):
+            a, b = _sx(a, bits), _sx(b, bits)
+        ctx.wave.scc = int(_CMP[op](a, b))
+
+    return run
+
+
+for _op in _CMP:
+    for _t in ("i32", "u32", "u64", "i64"):
+        semantic(f"s_cmp_{_op}_{_t}")(_scmp(_op, _t))
+
+
+def _scmpk(op, typ):
+    def run(ctx, insn):
+        a = _src(ctx, insn, 0, 32)
+        k = int(insn.operands[1].value) & 0xFFFF
+        if typ == "i32":
+            a, k = _sx(a, 32), _sx(k, 16)
+        ctx.wave.scc = int(_CMP[op](a, k))
+
+    return run
+
+
+for _op in _CMP:
+    for _t in ("i32", "u32"):
+        semantic(f"s_cmpk_{_op}_{_t}")(_scmpk(_op, _t))
+
+
+@semantic("s_bitcmp0_b32", "s_bitcmp1_b32", "s_bitcmp0_b64", "s_bitcmp1_b64")
+def s_bitcmp(ctx, insn):
+    bits = _bits(insn.mnemonic)
+    a = _src(ctx, insn, 0, bits)
+    n = _src(ctx, insn, 1, 32) & (bits - 1)
+    ctx.wave.scc = int((a >> n & 1) == (1 if "bitcmp1" in insn.mnemonic else 0))
+
+
+# ---------------------------------------------------------------------------------------------- program control
+
+
+@semantic("s_nop", "s_setprio", "s_inst_prefetch", "s_delay_alu", "s_clause", "s_waitcnt_depctr", "s_icache_inv",
+          "s_dcache_inv", "s_dcache_wb", "s_ttracedata", "s_code_end", "s_set_inst_prefetch_distance",
+          "s_singleuse_vdst", "s_prefetch_inst", "s_wait_idle", "s_version", "s_denorm_mode", "s_round_mode")
+def s_nop(ctx, insn):
+    return None
+
+
+@semantic("s_endpgm")
+def s_endpgm(ctx, insn):
+    raise WaveStop("ended", "s_endpgm")
+
+
+@semantic("s_branch")
+def s_branch(ctx, insn):
+    ctx.next_pc = insn.branch_target
+
+
+def _cbranch(cond):
+    def run(ctx, insn):
+        if cond(ctx.wave):
+            ctx.next_pc = insn.branch_target
+
+    return run
+
+
+semantic("s_cbranch_scc0")(_cbranch(lambda w: w.scc == 0))
+semantic("s_cbranch_scc1")(_cbranch(lambda w: w.scc == 1))
+semantic("s_cbranch_vccz")(_cbranch(lambda w: w.vcc & w.mask == 0))
+semantic("s_cbranch_vccnz")(_cbranch(lambda w: w.vcc & w.mask != 0))
+semantic("s_cbranch_execz")(_cbranch(lambda w: w.exec == 0))
+semantic("s_cbranch_execnz")(_cbranch(lambda w: w.exec != 0))
+
+
+@semantic("s_getpc_b64")
+def s_getpc(ctx, insn):
+    _dst(ctx, insn, insn.address + insn.size, 64)
+
+
+@semantic("s_setpc_b64")
+def s_setpc(ctx, insn):
+    ctx.next_pc = read_scalar(ctx.wave, insn.operands[0], 64)
+
+
+@semantic("s_swappc_b64")
+def s_swappc(ctx, insn):
+    target = read_scalar(ctx.wave, insn.operands[1], 64)
+    _dst(ctx, insn, insn.address + insn.size, 64)
+    ctx.next_pc = target
+
+
+@semantic("s_call_b64")
+def s_call(ctx, insn):
+    _dst(ctx, insn, insn.address + insn.size, 64)
+    ctx.next_pc = insn.branch_target
+
+
+@semantic("s_trap")
+def s_trap(ctx, insn):
+    w = ctx.wave
+    tid = int(insn.operands[0].value or 0) if insn.operands else 0
+    w.trap_id = tid
+    names = {1: "breakpoint", 2: "assert_trap", 3: "debug_trap"}
+    raise WaveStop("trapped", f"s_trap {tid} ({names.get(tid, 'trap')})")
+
+
+@semantic("s_sleep", "s_sleep_var")
+def s_sleep(ctx, insn):
+    ctx.machine.sleep(ctx.wave, int(insn.operands[0].value or 0) if insn.operands else 0)
+
+
+@semantic("s_barrier", "s_barrier_wait", "s_barrier_signal")
+def s_barrier(ctx, insn):
+    if insn.mnemonic == "s_barrier_wait":
+        ctx.machine.barrier_wait(ctx.wave, insn)
+    elif insn.mnemonic == "s_barrier_signal":
+        ctx.machine.barrier_signal(ctx.wave, insn)
+    else:
+        ctx.machine.barrier_signal(ctx.wave, insn)
+        ctx.machine.barrier_wait(ctx.wave, insn)
+
+
+@semantic("s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt",
+          "s_wait_loadcnt", "s_wait_storecnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_expcnt", "s_wait_samplecnt",
+          "s_wait_bvhcnt", "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "s_wait_alu")
+def s_waitcnt(ctx, insn):
+    """Memory operations complete when issued in this model (docs/emulator.md), so no wait blocks."""
+    return None
+
+
+@semantic("s_getreg_b32")
+def s_getreg(ctx, insn):
+    text = insn.operands[1].text if len(insn.operands) > 1 else ""
+    w = ctx.wave
+    val = 0
+    if "MODE" in text:
+        val = w.mode
+    elif "STATUS" in text:
+        val = w.status
+    elif "TRAPSTS" in text:
+        val = w.trapsts
+    elif "HW_ID" in text:
+        val = w.wave_in_group
+    m = _hwreg_field(text)
+    if m is not None:
+        off, size = m
+        val = (val >> off) & ((1 << size) - 1)
+    _dst(ctx, insn, val, 32)
+
+
+def _hwreg_field(text: str):
+    import re
+
+    m = re.search(r"hwreg\(\s*\w+\s*,\s*(\d+)\s*,\s*(\d+)\s*\)", text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+@semantic("s_setreg_b32", "s_setreg_imm32_b32")
+def s_setreg(ctx, insn):
+    w = ctx.wave
+    text = insn.operands[0].text
+    src = read_scalar(w, insn.operands[1], 32)
+    off, size = _hwreg_field(text) or (0, 32)
+    mask = ((1 << size) - 1) << off
+    if "MODE" in text:
+        w.mode = (w.mode & ~mask) | ((src << off) & mask)
+    elif "FLAT_SCR" in text:
+        if "HI" in text:
+            w.flat_scratch = (w.flat_scratch & M32) | (src & M32) << 32
+        else:
+            w.flat_scratch = (w.flat_scratch & ~M32) | (src & M32)
+
+
+@semantic("s_sendmsg", "s_sendmsghalt")
+def s_sendmsg(ctx, insn):
+    return None  # MSG_DEALLOC_VGPRS and friends: no architectural effect a program can observe here
+
+
+@semantic("s_memtime", "s_memrealtime", "s_getreg_b64")
+def s_memtime(ctx, insn):
+    _dst(ctx, insn, ctx.machine.clock, 64)

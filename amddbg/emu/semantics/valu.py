@@ -1,0 +1,707 @@
+"""Vector ALU (VOP1/VOP2/VOP3/VOPC, SDWA source/destination selects), one numpy operation per instruction.
+
+Implicit operands (VCC of e32 carries, compares and v_cndmask) are not in the decoder's operand list on
+gfx9 and appear as a `vcc`/`vcc_lo` special operand on GFX10+; `_split` normalises both. Floating point
+uses numpy's IEEE binary32/binary64 (round to nearest even, denormals kept: the kernels' default
+FLOAT_DENORM_MODE_FLUSH_NONE); flush modes, rcp/rsq/sqrt precision and the v_div_* helpers are issue 10's
+remaining work and stop the wave as unsupported where they are not implemented.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from amddbg.emu.errors import Unsupported
+from amddbg.emu.operands import M32, read_scalar, read_vector, write_scalar, write_vector
+from amddbg.emu.semantics import semantic
+from amddbg.isa.model import OperandKind
+
+U32 = np.uint32
+U64 = np.uint64
+_VCC_NAMES = ("vcc", "vcc_lo")
+_SEL = {"BYTE_0": (0, 8), "BYTE_1": (8, 8), "BYTE_2": (16, 8), "BYTE_3": (24, 8), "WORD_0": (0, 16),
+        "WORD_1": (16, 16), "DWORD": (0, 32)}
+
+
+def _split(insn):
+    """(vector destinations, scalar destinations, sources) with implicit-VCC operands removed."""
+    vd, sd, src = [], [], []
+    for o in insn.operands:
+        if o.kind is OperandKind.SPECIAL and o.text in _VCC_NAMES:
+            continue
+        if o.is_dest:
+            (vd if o.kind in (OperandKind.VGPR, OperandKind.AGPR) else sd).append(o)
+        else:
+            src.append(o)
+    return vd, sd, src
+
+
+def _explicit_vcc_dest(insn):
+    """A VOPC e32 on GFX10+ names its VCC destination as a (non-dest) special operand."""
+    for o in insn.operands:
+        if o.kind is OperandKind.SPECIAL and o.text in _VCC_NAMES:
+            return o
+    return None
+
+
+def _sdwa_sel(text: str, name: str) -> tuple[int, int] | None:
+    m = re.search(name + r":(\w+)", text)
+    return _SEL.get(m.group(1)) if m else None
+
+
+def _apply_src_sel(vals: np.ndarray, sel: tuple[int, int] | None, sext: bool) -> np.ndarray:
+    if sel is None or sel == (0, 32):
+        return vals
+    off, width = sel
+    v = (vals >> U32(off)) & U32((1 << width) - 1)
+    if sext:
+        sign = U32(1 << (width - 1))
+        v = np.where(v & sign, v | U32(M32 ^ ((1 << width) - 1)), v)
+    return v.astype(U32)
+
+
+def srcs(ctx, insn, bits: int = 32, fmt: str = "i") -> list[np.ndarray]:
+    """Source values per lane with SDWA selects and float neg/abs modifiers applied."""
+    w = ctx.wave
+    _, _, ss = _split(insn)
+    out = []
+    sdwa = insn.encoding.endswith("SDWA")
+    for i, o in enumerate(ss):
+        v = read_vector(w, o, bits, fmt)
+        if sdwa and bits == 32:
+            v = _apply_src_sel(v, _sdwa_sel(insn.text, f"src{i}_sel"), "sext" in o.modifiers)
+        if fmt == "f" and o.modifiers:
+            sign = U64(1 << 63) if bits == 64 else U32(1 << 31)
+            if "abs" in o.modifiers:
+                v = v & ~sign
+            if "neg" in o.modifiers:
+                v = v ^ sign
+        out.append(v)
+    return out
+
+
+def dst(ctx, insn, values, bits: int = 32) -> None:
+    w = ctx.wave
+    vd, _, _ = _split(insn)
+    if not vd:
+        raise Unsupported(insn.text, insn.address)
+    values = np.asarray(values)
+    if insn.encoding.endswith("SDWA") and bits == 32:
+        sel = _sdwa_sel(insn.text, "dst_sel")
+        if sel is not None and sel != (0, 32):
+            off, width = sel
+            old = read_vector(w, vd[0], 32)
+            field = (values.astype(U32) & U32((1 << width) - 1)) << U32(off)
+            if "UNUSED_PRESERVE" in insn.text:
+                keep = U32(M32 ^ (((1 << width) - 1) << off))
+                values = (old & keep) | field
+            elif "UNUSED_SEXT" in insn.text:
+                top = (values.astype(U32) >> U32(width - 1)) & U32(1)
+                ext = np.where(top == 1, U32(M32 ^ ((1 << (off + width)) - 1)), U32(0))
+                values = field | ext
+            else:
+                values = field
+    if fmt_clamp(insn) and values.dtype in (np.float32, np.float64):
+        values = np.clip(values, 0.0, 1.0)
+    write_vector(w, vd[0], values, bits)
+
+
+def fmt_clamp(insn) -> bool:
+    return insn.text.endswith(" clamp") or " clamp " in insn.text
+
+
+def carry_out_dest(ctx, insn):
+    _, sd, _ = _split(insn)
+    return sd[0] if sd else None
+
+
+def write_lane_mask(ctx, op, mask_bits: np.ndarray) -> None:
+    """Write a per-lane boolean result as a lane mask (VCC when `op` is None); inactive lanes read 0."""
+    w = ctx.wave
+    m = w.to_mask(mask_bits & w.exec_mask())
+    if op is None:
+        w.vcc = (w.vcc & ~w.mask if w.lanes == 32 else 0) | m
+        return
+    bits = 64 if (op.count == 2 or (op.kind is OperandKind.SPECIAL and op.text in ("vcc", "exec"))) else 32
+    write_scalar(w, op, m, bits)
+
+
+def read_lane_mask(ctx, op) -> np.ndarray:
+    w = ctx.wave
+    if op is None:
+        m = w.vcc
+    else:
+        bits = 64 if op.count == 2 or op.text in ("vcc", "exec") else 32
+        m = read_scalar(w, op, bits)
+    return np.array([(m >> i) & 1 for i in range(w.lanes)], dtype=bool)
+
+
+def _f32(v: np.ndarray) -> np.ndarray:
+    return v.astype(U32).view(np.float32)
+
+
+def _f64(v: np.ndarray) -> np.ndarray:
+    return v.astype(U64).view(np.float64)
+
+
+def _bits32(f: np.ndarray) -> np.ndarray:
+    return np.asarray(f, dtype=np.float32).view(U32)
+
+
+def _bits64(f: np.ndarray) -> np.ndarray:
+    return np.asarray(f, dtype=np.float64).view(U64)
+
+
+def _i32(v):
+    return v.astype(U32).view(np.int32)
+
+
+# ---------------------------------------------------------------------------------------------- moves
+
+
+@semantic("v_mov_b32", "v_mov_b32_e32", "v_accvgpr_write_b32", "v_accvgpr_read_b32", "v_accvgpr_mov_b32",
+          "v_mov_b16")
+def v_mov(ctx, insn):
+    (a,) = srcs(ctx, insn)
+    dst(ctx, insn, a)
+
+
+@semantic("v_mov_b64", "v_lshlrev_b64_zero")
+def v_mov_b64(ctx, insn):
+    (a,) = srcs(ctx, insn, 64)
+    dst(ctx, insn, a, 64)
+
+
+@semantic("v_cndmask_b32")
+def v_cndmask(ctx, insn):
+    _, sd, ss = _split(insn)
+    a, b = (read_vector(ctx.wave, o) for o in ss[:2])
+    mask_op = ss[2] if len(ss) > 2 else None
+    sel = read_lane_mask(ctx, mask_op)
+    dst(ctx, insn, np.where(sel, b, a))
+
+
+@semantic("v_readfirstlane_b32")
+def v_readfirstlane(ctx, insn):
+    w = ctx.wave
+    _, _, ss = _split(insn)
+    v = read_vector(w, ss[0])
+    lanes = w.active_lanes()
+    write_scalar(w, insn.operands[0], int(v[lanes[0] if lanes else 0]))
+
+
+@semantic("v_readlane_b32")
+def v_readlane(ctx, insn):
+    w = ctx.wave
+    v = read_vector(w, insn.operands[1])
+    lane = read_scalar(w, insn.operands[2]) % w.lanes
+    write_scalar(w, insn.operands[0], int(v[lane]))
+
+
+@semantic("v_writelane_b32")
+def v_writelane(ctx, insn):
+    w = ctx.wave
+    val = read_scalar(w, insn.operands[1])
+    lane = read_scalar(w, insn.operands[2]) % w.lanes
+    mask = np.zeros(w.lanes, dtype=bool)
+    mask[lane] = True
+    write_vector(w, insn.operands[0], np.full(w.lanes, val, dtype=U32), 32, mask=mask)
+
+
+@semantic("v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32")
+def v_mbcnt(ctx, insn):
+    w = ctx.wave
+    a, b = srcs(ctx, insn)
+    hi = "hi" in insn.mnemonic
+    lanes = np.arange(w.lanes)
+    out = np.empty(w.lanes, dtype=U32)
+    for ln in range(w.lanes):
+        m = int(a[ln])
+        if hi:
+            n = max(0, ln - 32)
+            cnt = bin(m & ((1 << n) - 1)).count("1") if ln >= 32 else 0
+        else:
+            n = min(ln, 32)
+            cnt = bin(m & ((1 << n) - 1)).count("1")
+        out[ln] = (int(b[ln]) + cnt) & M32
+    del lanes
+    dst(ctx, insn, out)
+
+
+# ---------------------------------------------------------------------------------------------- integer
+
+
+def _binop(fn, bits=32):
+    def run(ctx, insn):
+        a, b = srcs(ctx, insn, bits)[:2]
+        with np.errstate(over="ignore"):
+            dst(ctx, insn, fn(a, b), bits)
+
+    return run
+
+
+def _sh(b):
+    return b & U32(31)
+
+
+semantic("v_add_u32", "v_add_nc_u32", "v_add_i32", "v_add_nc_i32")(_binop(lambda a, b: a + b))
+semantic("v_sub_u32", "v_sub_nc_u32", "v_sub_i32", "v_sub_nc_i32")(_binop(lambda a, b: a - b))
+semantic("v_subrev_u32", "v_subrev_nc_u32")(_binop(lambda a, b: b - a))
+semantic("v_and_b32")(_binop(lambda a, b: a & b))
+semantic("v_or_b32")(_binop(lambda a, b: a | b))
+semantic("v_xor_b32")(_binop(lambda a, b: a ^ b))
+semantic("v_xnor_b32")(_binop(lambda a, b: ~(a ^ b)))
+semantic("v_lshlrev_b32")(_binop(lambda a, b: b << _sh(a)))
+semantic("v_lshrrev_b32")(_binop(lambda a, b: b >> _sh(a)))
+semantic("v_ashrrev_i32")(_binop(lambda a, b: (_i32(b) >> _sh(a).astype(np.int32)).view(U32)))
+semantic("v_lshl_b32")(_binop(lambda a, b: a << _sh(b)))
+semantic("v_lshr_b32")(_binop(lambda a, b: a >> _sh(b)))
+semantic("v_ashr_i32")(_binop(lambda a, b: (_i32(a) >> _sh(b).astype(np.int32)).view(U32)))
+semantic("v_min_u32")(_binop(np.minimum))
+semantic("v_max_u32")(_binop(np.maximum))
+semantic("v_min_i32")(_binop(lambda a, b: np.minimum(_i32(a), _i32(b)).view(U32)))
+semantic("v_max_i32")(_binop(lambda a, b: np.maximum(_i32(a), _i32(b)).view(U32)))
+semantic("v_mul_lo_u32", "v_mul_lo_i32")(_binop(lambda a, b: (a.astype(U64) * b.astype(U64)).astype(U32)))
+semantic("v_mul_hi_u32")(_binop(lambda a, b: ((a.astype(U64) * b.astype(U64)) >> U64(32)).astype(U32)))
+semantic("v_mul_hi_i32")(_binop(lambda a, b: ((_i32(a).astype(np.int64) * _i32(b).astype(np.int64)) >> 32)
+                                .astype(np.int64).astype(U64).astype(U32)))
+semantic("v_mul_u32_u24")(_binop(lambda a, b: ((a & U32(0xFFFFFF)).astype(U64) * (b & U32(0xFFFFFF)).astype(U64))
+                                 .astype(U32)))
+semantic("v_mul_hi_u32_u24")(_binop(lambda a, b: (((a & U32(0xFFFFFF)).astype(U64) * (b & U32(0xFFFFFF))
+                                                   .astype(U64)) >> U64(32)).astype(U32)))
+
+
+def _s24(v):
+    x = (v & U32(0xFFFFFF)).astype(np.int64)
+    return np.where(x & 0x800000, x - (1 << 24), x)
+
+
+semantic("v_mul_i32_i24")(_binop(lambda a, b: (_s24(a) * _s24(b)).astype(np.int64).astype(U64).astype(U32)))
+semantic("v_bfm_b32")(_binop(lambda a, b: (((U64(1) << (a & U32(31)).astype(U64)) - U64(1)) << (b & U32(31))
+                                           .astype(U64)).astype(U32)))
+semantic("v_bcnt_u32_b32")(_binop(lambda a, b: np.array([bin(int(x)).count("1") for x in a], dtype=U32) + b))
+
+
+def _ternop(fn, bits=32):
+    def run(ctx, insn):
+        a, b, c = srcs(ctx, insn, bits)[:3]
+        with np.errstate(over="ignore"):
+            dst(ctx, insn, fn(a, b, c), bits)
+
+    return run
+
+
+semantic("v_add3_u32")(_ternop(lambda a, b, c: a + b + c))
+semantic("v_lshl_add_u32")(_ternop(lambda a, b, c: (a << _sh(b)) + c))
+semantic("v_add_lshl_u32")(_ternop(lambda a, b, c: (a + b) << _sh(c)))
+semantic("v_lshl_or_b32")(_ternop(lambda a, b, c: (a << _sh(b)) | c))
+semantic("v_and_or_b32")(_ternop(lambda a, b, c: (a & b) | c))
+semantic("v_or3_b32")(_ternop(lambda a, b, c: a | b | c))
+semantic("v_xor3_b32")(_ternop(lambda a, b, c: a ^ b ^ c))
+semantic("v_xad_u32")(_ternop(lambda a, b, c: (a ^ b) + c))
+semantic("v_bfi_b32")(_ternop(lambda a, b, c: (a & b) | (~a & c)))
+semantic("v_mad_u32_u24")(_ternop(lambda a, b, c: ((a & U32(0xFFFFFF)).astype(U64) * (b & U32(0xFFFFFF))
+                                                   .astype(U64) + c.astype(U64)).astype(U32)))
+semantic("v_mad_i32_i24")(_ternop(lambda a, b, c: (_s24(a) * _s24(b) + _i32(c).astype(np.int64))
+                                  .astype(np.int64).astype(U64).astype(U32)))
+semantic("v_min3_u32")(_ternop(lambda a, b, c: np.minimum(np.minimum(a, b), c)))
+semantic("v_max3_u32")(_ternop(lambda a, b, c: np.maximum(np.maximum(a, b), c)))
+semantic("v_min3_i32")(_ternop(lambda a, b, c: np.minimum(np.minimum(_i32(a), _i32(b)), _i32(c)).view(U32)))
+semantic("v_max3_i32")(_ternop(lambda a, b, c: np.maximum(np.maximum(_i32(a), _i32(b)), _i32(c)).view(U32)))
+semantic("v_med3_u32")(_ternop(lambda a, b, c: np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))))
+semantic("v_med3_i32")(_ternop(lambda a, b, c: np.maximum(np.minimum(_i32(a), _i32(b)),
+                                                         np.minimum(np.maximum(_i32(a), _i32(b)), _i32(c))).view(U32)))
+semantic("v_alignbit_b32")(_ternop(lambda a, b, c: (((a.astype(U64) << U64(32)) | b.astype(U64))
+                                                    >> (c & U32(31)).astype(U64)).astype(U32)))
+semantic("v_alignbyte_b32")(_ternop(lambda a, b, c: (((a.astype(U64) << U64(32)) | b.astype(U64))
+                                                     >> ((c & U32(3)) * U32(8)).astype(U64)).astype(U32)))
+
+
+@semantic("v_bfe_u32", "v_bfe_i32")
+def v_bfe(ctx, insn):
+    a, b, c = srcs(ctx, insn)
+    off = (b & U32(31)).astype(np.int64)
+    width = (c & U32(31)).astype(np.int64)
+    val = (a.astype(np.int64) >> off) & ((np.int64(1) << width) - 1)
+    if insn.mnemonic.startswith("v_bfe_i32"):
+        sign = np.where(width > 0, (val >> np.maximum(width - 1, 0)) & 1, 0)
+        val = np.where(sign == 1, val - (np.int64(1) << width), val)
+    val = np.where(width == 0, 0, val)
+    dst(ctx, insn, (val & M32).astype(U32))
+
+
+@semantic("v_perm_b32")
+def v_perm(ctx, insn):
+    a, b, c = srcs(ctx, insn)
+    out = np.zeros(ctx.wave.lanes, dtype=U32)
+    for ln in range(ctx.wave.lanes):
+        src = (int(a[ln]) << 32) | int(b[ln])
+        r = 0
+        for i in range(4):
+            sel = (int(c[ln]) >> (8 * i)) & 0xFF
+            if sel <= 7:
+                byte = (src >> (8 * sel)) & 0xFF
+            elif sel <= 11:
+                byte = 0xFF if (src >> (8 * (2 * (sel - 8)) + 15)) & 1 else 0
+            elif sel == 12:
+                byte = 0
+            else:
+                byte = 0xFF
+            r |= byte << (8 * i)
+        out[ln] = r
+    dst(ctx, insn, out)
+
+
+@semantic("v_not_b32")
+def v_not(ctx, insn):
+    (a,) = srcs(ctx, insn)
+    dst(ctx, insn, ~a)
+
+
+@semantic("v_bfrev_b32")
+def v_bfrev(ctx, insn):
+    (a,) = srcs(ctx, insn)
+    dst(ctx, insn, np.array([int(f"{int(x):032b}"[::-1], 2) for x in a], dtype=U32))
+
+
+@semantic("v_ffbh_u32", "v_clz_i32_u32")
+def v_ffbh(ctx, insn):
+    (a,) = srcs(ctx, insn)
+    dst(ctx, insn, np.array([32 - int(x).bit_length() if x else M32 for x in a], dtype=U32))
+
+
+@semantic("v_ffbl_b32", "v_ctz_i32_b32")
+def v_ffbl(ctx, insn):
+    (a,) = srcs(ctx, insn)
+    dst(ctx, insn, np.array([(int(x) & -int(x)).bit_length() - 1 if x else M32 for x in a], dtype=U32))
+
+
+@semantic("v_ffbh_i32", "v_cls_i32")
+def v_ffbh_i32(ctx, insn):
+    (a,) = srcs(ctx, insn)
+    out = []
+    for x in a.tolist():
+        if x in (0, M32):
+            out.append(M32)
+            continue
+        s = x >> 31
+        n = 0
+        for i in range(31, -1, -1):
+            if (x >> i & 1) != s:
+                break
+            n += 1
+        out.append(n)
+    dst(ctx, insn, np.array(out, dtype=U32))
+
+
+# -- carries
+
+
+def _carry(op):
+    def run(ctx, insn):
+        w = ctx.wave
+        _, sd, ss = _split(insn)
+        a = read_vector(w, ss[0]).astype(np.int64)
+        b = read_vector(w, ss[1]).astype(np.int64)
+        cin = None
+        if op in ("addc", "subb", "subbrev"):
+            cin_op = ss[2] if len(ss) > 2 else None
+            cin = read_lane_mask(ctx, cin_op).astype(np.int64)
+        if op == "add":
+            r = a + b
+            co = r > M32
+        elif op == "addc":
+            r = a + b + cin
+            co = r > M32
+        elif op == "sub":
+            r = a - b
+            co = b > a
+        elif op == "subrev":
+            r = b - a
+            co = a > b
+        elif op == "subb":
+            r = a - b - cin
+            co = (b + cin) > a
+        else:  # subbrev
+            r = b - a - cin
+            co = (a + cin) > b
+        dst(ctx, insn, (r & M32).astype(U32))
+        write_lane_mask(ctx, sd[0] if sd else None, co)
+
+    return run
+
+
+semantic("v_add_co_u32", "v_add_i32_vop2_carry")(_carry("add"))
+semantic("v_addc_co_u32", "v_add_co_ci_u32", "v_addc_u32")(_carry("addc"))
+semantic("v_sub_co_u32")(_carry("sub"))
+semantic("v_subrev_co_u32")(_carry("subrev"))
+semantic("v_subb_co_u32", "v_sub_co_ci_u32", "v_subb_u32")(_carry("subb"))
+semantic("v_subbrev_co_u32", "v_subrev_co_ci_u32", "v_subbrev_u32")(_carry("subbrev"))
+
+
+@semantic("v_mad_u64_u32", "v_mad_i64_i32")
+def v_mad64(ctx, insn):
+    w = ctx.wave
+    _, sd, ss = _split(insn)
+    a = read_vector(w, ss[0])
+    b = read_vector(w, ss[1])
+    c = read_vector(w, ss[2], 64)
+    out = np.empty(w.lanes, dtype=U64)
+    carry = np.zeros(w.lanes, dtype=bool)
+    signed = "i64" in insn.mnemonic
+    for ln in range(w.lanes):
+        x, y, z = int(a[ln]), int(b[ln]), int(c[ln])
+        if signed:
+            x = x - (1 << 32) if x >> 31 else x
+            y = y - (1 << 32) if y >> 31 else y
+            z = z - (1 << 64) if z >> 63 else z
+        r = x * y + z
+        carry[ln] = r >= (1 << 64) if not signed else not -(1 << 63) <= r < (1 << 63)
+        out[ln] = r & ((1 << 64) - 1)
+    dst(ctx, insn, out, 64)
+    if sd:
+        write_lane_mask(ctx, sd[0], carry)
+
+
+# -- 64-bit
+
+
+def _shift64(kind):
+    def run(ctx, insn):
+        w = ctx.wave
+        _, _, ss = _split(insn)
+        n = read_vector(w, ss[0]) & U32(63)
+        v = read_vector(w, ss[1], 64)
+        if kind == "lshl":
+            r = v << n.astype(U64)
+        elif kind == "lshr":
+            r = v >> n.astype(U64)
+        else:
+            r = (v.view(np.int64) >> n.astype(np.int64)).view(U64)
+        dst(ctx, insn, r, 64)
+
+    return run
+
+
+semantic("v_lshlrev_b64")(_shift64("lshl"))
+semantic("v_lshrrev_b64")(_shift64("lshr"))
+semantic("v_ashrrev_i64")(_shift64("ashr"))
+
+
+@semantic("v_lshl_add_u64")
+def v_lshl_add_u64(ctx, insn):
+    w = ctx.wave
+    _, _, ss = _split(insn)
+    a = read_vector(w, ss[0], 64)
+    n = read_vector(w, ss[1]) & U32(7)
+    c = read_vector(w, ss[2], 64)
+    with np.errstate(over="ignore"):
+        dst(ctx, insn, (a << n.astype(U64)) + c, 64)
+
+
+# ---------------------------------------------------------------------------------------------- floating point
+
+
+def _fbin(fn, bits=32):
+    def run(ctx, insn):
+        a, b = srcs(ctx, insn, bits, "f")[:2]
+        conv = _f64 if bits == 64 else _f32
+        with np.errstate(all="ignore"):
+            r = fn(conv(a), conv(b))
+        dst(ctx, insn, _bits64(r) if bits == 64 else _bits32(r), bits)
+
+    return run
+
+
+def _fma(bits=32):
+    def run(ctx, insn):
+        a, b, c = srcs(ctx, insn, bits, "f")[:3]
+        if bits == 32:
+            r = (_f32(a).astype(np.float64) * _f32(b).astype(np.float64) + _f32(c).astype(np.float64))
+            # float64 holds the exact product of two binary32 values; one rounding to binary32 follows
+            out = _bits32(r.astype(np.float32))
+        else:
+            import math
+
+            fa, fb, fc = _f64(a), _f64(b), _f64(c)
+            r = np.array([math.fma(x, y, z) if hasattr(math, "fma") else x * y + z
+                          for x, y, z in zip(fa.tolist(), fb.tolist(), fc.tolist(), strict=True)], dtype=np.float64)
+            out = _bits64(r)
+        dst(ctx, insn, out, bits)
+
+    return run
+
+
+semantic("v_add_f32")(_fbin(lambda a, b: a + b))
+semantic("v_sub_f32")(_fbin(lambda a, b: a - b))
+semantic("v_subrev_f32")(_fbin(lambda a, b: b - a))
+semantic("v_mul_f32")(_fbin(lambda a, b: a * b))
+semantic("v_min_f32", "v_min_num_f32")(_fbin(np.fmin))
+semantic("v_max_f32", "v_max_num_f32")(_fbin(np.fmax))
+semantic("v_add_f64", "v_add_f64_e64")(_fbin(lambda a, b: a + b, 64))
+semantic("v_mul_f64")(_fbin(lambda a, b: a * b, 64))
+semantic("v_min_f64", "v_min_num_f64")(_fbin(np.fmin, 64))
+semantic("v_max_f64", "v_max_num_f64")(_fbin(np.fmax, 64))
+semantic("v_fma_f32", "v_fmac_f32", "v_fmaak_f32", "v_fmamk_f32")(_fma(32))
+semantic("v_fma_f64", "v_fmac_f64")(_fma(64))
+
+
+@semantic("v_mac_f32", "v_mad_f32")
+def v_mad_f32(ctx, insn):
+    a, b, c = srcs(ctx, insn, 32, "f")[:3]
+    with np.errstate(all="ignore"):
+        r = (_f32(a) * _f32(b)).astype(np.float32) + _f32(c)  # legacy mad: two roundings
+    dst(ctx, insn, _bits32(r))
+
+
+@semantic("v_ldexp_f32")
+def v_ldexp_f32(ctx, insn):
+    a, b = srcs(ctx, insn, 32, "f")[:2]
+    with np.errstate(all="ignore"):
+        dst(ctx, insn, _bits32(np.ldexp(_f32(a), _i32(b)).astype(np.float32)))
+
+
+def _funary(fn, bits=32, out_bits=None):
+    def run(ctx, insn):
+        (a,) = srcs(ctx, insn, bits, "f")[:1]
+        conv = _f64 if bits == 64 else _f32
+        with np.errstate(all="ignore"):
+            r = fn(conv(a))
+        ob = out_bits or bits
+        dst(ctx, insn, _bits64(r) if ob == 64 else _bits32(r), ob)
+
+    return run
+
+
+semantic("v_sqrt_f32")(_funary(lambda a: np.sqrt(a).astype(np.float32)))
+semantic("v_rcp_f32")(_funary(lambda a: (np.float32(1.0) / a).astype(np.float32)))
+semantic("v_rsq_f32")(_funary(lambda a: (np.float32(1.0) / np.sqrt(a)).astype(np.float32)))
+semantic("v_exp_f32")(_funary(lambda a: np.exp2(a).astype(np.float32)))
+semantic("v_log_f32")(_funary(lambda a: np.log2(a).astype(np.float32)))
+semantic("v_floor_f32")(_funary(np.floor))
+semantic("v_ceil_f32")(_funary(np.ceil))
+semantic("v_trunc_f32")(_funary(np.trunc))
+semantic("v_rndne_f32")(_funary(np.rint))
+semantic("v_fract_f32")(_funary(lambda a: np.minimum(a - np.floor(a), np.float32(0.99999994))))
+semantic("v_cvt_f64_f32")(_funary(lambda a: a.astype(np.float64), 32, 64))
+semantic("v_cvt_f32_f64")(_funary(lambda a: a.astype(np.float32), 64, 32))
+semantic("v_sqrt_f64")(_funary(np.sqrt, 64))
+semantic("v_rcp_f64")(_funary(lambda a: 1.0 / a, 64))
+
+
+def _cvt_to_float(signed: bool, bits_out: int = 32):
+    def run(ctx, insn):
+        (a,) = srcs(ctx, insn)
+        vals = _i32(a).astype(np.float64) if signed else a.astype(np.float64)
+        dst(ctx, insn, _bits64(vals) if bits_out == 64 else _bits32(vals.astype(np.float32)), bits_out)
+
+    return run
+
+
+semantic("v_cvt_f32_u32")(_cvt_to_float(False))
+semantic("v_cvt_f32_i32")(_cvt_to_float(True))
+semantic("v_cvt_f64_u32")(_cvt_to_float(False, 64))
+semantic("v_cvt_f64_i32")(_cvt_to_float(True, 64))
+
+
+def _cvt_from_float(signed: bool, bits_in: int = 32):
+    def run(ctx, insn):
+        (a,) = srcs(ctx, insn, bits_in, "f")
+        f = (_f64(a) if bits_in == 64 else _f32(a).astype(np.float64))
+        f = np.where(np.isnan(f), 0.0, np.trunc(f))
+        if signed:
+            r = np.clip(f, -(2.0 ** 31), 2.0 ** 31 - 1).astype(np.int64)
+        else:
+            r = np.clip(f, 0.0, 2.0 ** 32 - 1).astype(np.int64)
+        dst(ctx, insn, (r & M32).astype(U32))
+
+    return run
+
+
+semantic("v_cvt_u32_f32")(_cvt_from_float(False))
+semantic("v_cvt_i32_f32")(_cvt_from_float(True))
+semantic("v_cvt_u32_f64")(_cvt_from_float(False, 64))
+semantic("v_cvt_i32_f64")(_cvt_from_float(True, 64))
+
+
+@semantic("v_cvt_f32_ubyte0", "v_cvt_f32_ubyte1", "v_cvt_f32_ubyte2", "v_cvt_f32_ubyte3")
+def v_cvt_ubyte(ctx, insn):
+    (a,) = srcs(ctx, insn)
+    n = int(insn.mnemonic[-1])
+    dst(ctx, insn, _bits32(((a >> U32(8 * n)) & U32(0xFF)).astype(np.float32)))
+
+
+# ---------------------------------------------------------------------------------------------- compares
+
+_CMPS = {"eq": np.equal, "ne": np.not_equal, "lg": np.not_equal, "lt": np.less, "le": np.less_equal,
+         "gt": np.greater, "ge": np.greater_equal}
+
+
+def _vcmp(op, typ, exec_write: bool):
+    bits = 64 if typ.endswith("64") else 16 if typ.endswith("16") else 32
+
+    def run(ctx, insn):
+        w = ctx.wave
+        _, sd, ss = _split(insn)
+        a = read_vector(w, ss[0], bits, "f" if typ[0] == "f" else "i")
+        b = read_vector(w, ss[1], bits, "f" if typ[0] == "f" else "i")
+        if typ[0] == "i":
+            a = a.view(np.int64 if bits == 64 else np.int32) if bits != 16 else a.astype(np.int16)
+            b = b.view(np.int64 if bits == 64 else np.int32) if bits != 16 else b.astype(np.int16)
+        elif typ[0] == "f":
+            a = _f64(a) if bits == 64 else _f32(a)
+            b = _f64(b) if bits == 64 else _f32(b)
+        elif bits == 16:
+            a, b = a & U32(0xFFFF), b & U32(0xFFFF)
+        if op == "f":
+            res = np.zeros(w.lanes, dtype=bool)
+        elif op in ("t", "tru"):
+            res = np.ones(w.lanes, dtype=bool)
+        elif op in ("o", "u"):
+            nan = np.isnan(a) | np.isnan(b)
+            res = ~nan if op == "o" else nan
+        elif op.startswith("n") and typ[0] == "f" and op != "ne":
+            base = {"neq": "eq", "nlg": "lg", "nlt": "lt", "nle": "le", "ngt": "gt", "nge": "ge"}[op]
+            with np.errstate(invalid="ignore"):
+                res = ~_CMPS[base](a, b)
+        elif op == "lg" and typ[0] == "f":
+            with np.errstate(invalid="ignore"):
+                res = np.less(a, b) | np.greater(a, b)
+        else:
+            with np.errstate(invalid="ignore"):
+                res = _CMPS[op](a, b)
+        res = np.asarray(res, dtype=bool) & w.exec_mask()
+        target = sd[0] if sd else _explicit_vcc_dest(insn)
+        if exec_write:
+            new_exec = w.to_mask(res)
+            if w.family == "gfx9":
+                write_lane_mask(ctx, target if target is not None and target.text != "exec" else None, res)
+            w.exec = new_exec
+        else:
+            write_lane_mask(ctx, target if target is not None and target.text not in ("vcc", "vcc_lo") else None,
+                            res)
+
+    return run
+
+
+for _op in ("f", "lt", "eq", "le", "gt", "ne", "lg", "ge", "t", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt",
+            "tru"):
+    for _t in ("i32", "u32", "i64", "u64", "f32", "f64", "i16", "u16"):
+        semantic(f"v_cmp_{_op}_{_t}")(_vcmp(_op, _t, False))
+        semantic(f"v_cmpx_{_op}_{_t}")(_vcmp(_op, _t, True))
+
+
+@semantic("v_pk_mov_b32")
+def v_pk_mov_b32(ctx, insn):
+    """Two dwords from two 64-bit sources, picked by op_sel (lo from src0, hi from src1)."""
+    w = ctx.wave
+    _, _, ss = _split(insn)
+    a = read_vector(w, ss[0], 64)
+    b = read_vector(w, ss[1], 64)
+    m = re.search(r"op_sel:\[(\d),(\d)\]", insn.text)
+    s0, s1 = (int(m.group(1)), int(m.group(2))) if m else (0, 1)
+    lo = ((a >> U64(32 * s0)) & U64(M32)).astype(U64)
+    hi = ((b >> U64(32 * s1)) & U64(M32)).astype(U64)
+    dst(ctx, insn, lo | (hi << U64(32)), 64)

@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("explain", "explain why a core's waves hang"),
     "coremerge": ("coremerge", "merge a host core and a GPU core into a unified core"),
     "triage": ("triage", "scripted triage of many cores with plugins"),
+    "divergence": ("divergence", "run a kernel and show its lane divergence per source line"),
     "repl": ("repl", "interactive debugger on a core or code object"),
 }
 

@@ -416,6 +416,10 @@ class Machine:
 
     # -- views --------------------------------------------------------------------------------------
     def wave_source(self, w: Wave) -> dict | None:
+        return self.wave_source_pc(w.pc)
+
+    def wave_source_pc(self, pc: int) -> dict | None:
+        """Innermost source frame of an absolute PC (function, file, line) from the code object's DWARF."""
         sym = getattr(self, "_symbolizer", None)
         if sym is None:
             from amddbg.dwarf.symbolize import Symbolizer
@@ -428,7 +432,7 @@ class Machine:
         if not sym:
             return None
         try:
-            f = sym.frames(w.pc - self.load)[0]
+            f = sym.frames(pc - self.load)[0]
         except Exception:  # noqa: BLE001
             return None
         if not f.file:

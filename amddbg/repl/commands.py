@@ -116,6 +116,10 @@ class Debugger:
         add("python", self.cmd_python, "Run Python with `prog` bound to the Program: python [STATEMENT].",
             ("py", "pi"))
         add("explain", self.cmd_explain, "Explain why the waves cannot move (the hang explainer).")
+        add("lanes", self.cmd_lanes, "Grid of the current wave's lanes: active, source line, work-item position, "
+            "and an expression per lane: lanes [-expr EXPR].", (), "expression")
+        add("divergence", self.cmd_divergence, "Run a kernel of the loaded code object in the emulator and show its "
+            "lane divergence per source line: divergence --kernel NAME --grid X --block X [--arg SPEC]...")
 
     def _add(self, name, func, help_text, aliases=(), complete="none") -> None:
         self.commands[name] = Command(name, func, help_text, tuple(aliases), complete)
@@ -577,6 +581,90 @@ class Debugger:
         except ImportError:
             raise NotSupported("info barriers: needs the hang explainer (amddbg explain), not built yet") from None
         run_info_barriers(self, args)
+
+    def cmd_lanes(self, args: str) -> None:
+        """A grid of the wave's lanes (8 per row): `*` active at the wave PC, `.` inactive, then one row per lane
+        with its work-item position, source line (the wave PC's; marked for inactive lanes, whose own PC
+        upstream DWARF does not give) and the value of `-expr EXPR`."""
+        t = self.thread()
+        if not t.is_wave:
+            raise UsageError("lanes: the current thread is not a GPU wave")
+        expr = None
+        m = re.match(r"-expr\s+(.+)", args.strip())
+        if m:
+            expr = m.group(1)
+        elif args.strip():
+            raise UsageError("usage: lanes [-expr EXPR]")
+        from amddbg.session.scope import ProgramScope
+
+        frames = t.frames()
+        f0 = frames[0] if frames else None
+        where = f"{os.path.basename(f0.file)}:{f0.line}" if f0 is not None and f0.file else f"{t.pc:#x}"
+        active = set(t.active_lanes)
+        self.out(f"{safe(t.target_id)}: {t.lanes} lanes, {len(active)} active, wave PC at {safe(where)}")
+        for row in range(0, t.lanes, 8):
+            cells = " ".join("*" if ln in active else "." for ln in range(row, row + 8))
+            self.out(f"  lanes {row:>2}-{row + 7:<2}  {cells}")
+        values = None
+        if expr is not None:
+            values = self.program.evaluate_lanes(expr, frame=self.program.current_frame)
+        self.out(f"  {'lane':>4}  {'state':<8} {'position':<12} {'line':<20} {'value' if expr else ''}")
+        for ln in range(t.lanes):
+            pos = ProgramScope(self.program, f0, ln).lane_position()
+            state = "active" if ln in active else "inactive"
+            line = where + ("" if ln in active else "*")
+            val = ""
+            if values is not None:
+                v = values[ln]
+                val = v.format() + ("*" if v.pc_marked else "")
+            ptxt = f"({pos[0]},{pos[1]},{pos[2]})" if pos else "?"
+            self.out(f"  {ln:>4}  {state:<8} {ptxt:<12} {safe(line):<20} {safe(val)}".rstrip())
+        if len(active) < t.lanes:
+            self.out("  * inactive lanes are shown at the wave PC: upstream DWARF gives no lane PC")
+
+    def cmd_divergence(self, args: str) -> None:
+        import argparse as _ap
+        import shlex as _sh
+
+        from amddbg.cli.divergence import add_parser as _add
+        from amddbg.teach.divergence import record
+
+        lcos = self.program.code_objects
+        if not lcos:
+            raise UsageError("divergence: no code object is loaded")
+        p = _ap.ArgumentParser(prog="divergence", add_help=False, exit_on_error=False)
+        p.add_argument("codeobj_placeholder", nargs="?")
+        _add(p)
+        try:
+            ns = p.parse_args(["x", lcos[0].uri, *_sh.split(args)])
+        except (_ap.ArgumentError, SystemExit, ValueError) as exc:
+            raise UsageError(f"divergence: {exc}") from None
+        from amddbg.cli.run import _dims
+        from amddbg.emu.args import parse_arg
+        from amddbg.emu.machine import Machine
+
+        m = Machine(lcos[0].codeobj)
+        m.dispatch(ns.kernel, _dims(ns.grid, "grid"), _dims(ns.block, "block"), [parse_arg(a) for a in ns.arg])
+        rep = record(m, max_instructions=ns.max_instructions or 2_000_000)
+        self.out(f"{rep.status}: {rep.reason}; SIMD efficiency {rep.efficiency:.1%} "
+                 f"({rep.slots - rep.active} of {rep.slots} lane-slots lost)")
+        from amddbg.teach.divergence import lane_ranges
+
+        for k in sorted(rep.lines):
+            st = rep.lines[k]
+            mask, _ = st.masks.most_common(1)[0]
+            self.out(f"  {safe(os.path.basename(st.file))}:{st.line:<5} {st.efficiency:7.1%}  lost {st.lost:<6} "
+                     f"lanes {lane_ranges(mask, rep.lanes)}")
+        if ns.svg:
+            from amddbg.teach.timeline import svg
+
+            with open(ns.svg, "w", encoding="utf-8") as fh:
+                fh.write(svg(rep))
+        if ns.html:
+            from amddbg.teach.timeline import html_page
+
+            with open(ns.html, "w", encoding="utf-8") as fh:
+                fh.write(html_page(rep))
 
     # -- focus ------------------------------------------------------------------------------------------------
     def cmd_thread(self, args: str) -> None:

@@ -1,0 +1,1 @@
+"""Views that teach SIMT divergence: per-line SIMD efficiency from emulated runs, timelines, lane grids."""

@@ -1,0 +1,171 @@
+"""Lane divergence of a real kernel, measured by running it in the emulator.
+
+Every executed instruction of every wave is recorded with the EXEC mask it ran under. Vector instructions
+(VALU, vector memory, LDS) are folded onto their source lines: how many times each line's instructions
+were issued, how many lane-slots they used (active lanes) out of the slots issued (the wave's width), the
+SIMD efficiency (active / issued) and the lane-slots lost to divergence. Scalar instructions run once per
+wave whatever EXEC says, so they are not part of the efficiency. Points where EXEC narrows are divergence
+points (which lanes went on); where it widens again, the lanes reconverge.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+VECTOR_SPACES = ("global", "flat", "scratch", "buffer", "lds", "gds")
+
+
+def is_vector(insn) -> bool:
+    if insn.mnemonic.startswith("v_"):
+        return True
+    mem = insn.memory
+    return mem is not None and mem.space.value in VECTOR_SPACES
+
+
+def lane_ranges(mask: int, lanes: int) -> str:
+    out = []
+    i = 0
+    while i < lanes:
+        if mask >> i & 1:
+            j = i
+            while j + 1 < lanes and mask >> (j + 1) & 1:
+                j += 1
+            out.append(f"{i}" if i == j else f"{i}-{j}")
+            i = j + 1
+        else:
+            i += 1
+    return ",".join(out) if out else "none"
+
+
+@dataclass
+class LineStats:
+    file: str
+    line: int
+    function: str
+    issued: int = 0  # vector instructions issued (wave-instructions)
+    slots: int = 0  # lane-slots issued (issued x wave width)
+    active: int = 0  # lane-slots that did work
+    masks: Counter = field(default_factory=Counter)  # EXEC masks this line ran under
+
+    @property
+    def efficiency(self) -> float:
+        return self.active / self.slots if self.slots else 1.0
+
+    @property
+    def lost(self) -> int:
+        return self.slots - self.active
+
+
+@dataclass
+class Event:
+    wave: int
+    seq: int
+    pc: int
+    line_key: tuple | None
+    active: int
+    lanes: int
+    vector: bool
+    exec_mask: int
+
+
+@dataclass
+class DivergenceReport:
+    kernel: str
+    lanes: int
+    status: str
+    reason: str
+    lines: dict = field(default_factory=dict)  # (file, line) -> LineStats
+    functions: dict = field(default_factory=dict)  # function -> [active, slots]
+    waves: dict = field(default_factory=dict)  # wave index -> [active, slots, label]
+    events: list = field(default_factory=list)
+    divergences: list = field(default_factory=list)  # {"wave", "line", "before", "after"}
+    reconvergences: list = field(default_factory=list)
+
+    @property
+    def active(self) -> int:
+        return sum(s.active for s in self.lines.values())
+
+    @property
+    def slots(self) -> int:
+        return sum(s.slots for s in self.lines.values())
+
+    @property
+    def efficiency(self) -> float:
+        return self.active / self.slots if self.slots else 1.0
+
+    def to_json(self) -> dict:
+        def line_doc(s: LineStats) -> dict:
+            return {"file": s.file, "line": s.line, "function": s.function, "issued": s.issued, "slots": s.slots,
+                    "active": s.active, "efficiency": round(s.efficiency, 6), "lost": s.lost,
+                    "lanes": [{"mask": lane_ranges(m, self.lanes), "count": n} for m, n in s.masks.most_common()]}
+
+        return {
+            "version": 1, "kernel": self.kernel, "lanes": self.lanes, "status": self.status, "reason": self.reason,
+            "efficiency": round(self.efficiency, 6), "active": self.active, "slots": self.slots,
+            "lost": self.slots - self.active,
+            "lines": [line_doc(s) for s in sorted(self.lines.values(), key=lambda s: (s.file, s.line))],
+            "functions": [{"function": f, "active": a, "slots": sl, "efficiency": round(a / sl, 6) if sl else 1.0}
+                          for f, (a, sl) in sorted(self.functions.items())],
+            "waves": [{"wave": i, "label": lab, "active": a, "slots": sl,
+                       "efficiency": round(a / sl, 6) if sl else 1.0} for i, (a, sl, lab) in sorted(self.waves.items())],
+            "divergences": self.divergences, "reconvergences": self.reconvergences,
+        }
+
+
+def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceReport:
+    """Run the dispatched machine to the end, recording EXEC per executed instruction."""
+    from amddbg.dwarf.demangle import demangle
+
+    src_cache: dict[int, tuple | None] = {}
+    lines: dict[tuple, LineStats] = {}
+    funcs: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    waves: dict[int, list] = {}
+    events: list[Event] = []
+    divs: list[dict] = []
+    recs: list[dict] = []
+    seq: Counter = Counter()
+
+    def source(pc: int):
+        if pc not in src_cache:
+            src = machine.wave_source_pc(pc)
+            src_cache[pc] = None if src is None else (src["file"], src["line"], src["function"])
+        return src_cache[pc]
+
+    def hook(ev) -> None:
+        w = ev.wave
+        insn = ev.instruction
+        s = source(ev.pc)
+        key = (s[0], s[1]) if s else None
+        active = bin(ev.exec_before).count("1")
+        vec = is_vector(insn)
+        entry = waves.setdefault(w.index, [0, 0, f"wg({w.workgroup[0]},{w.workgroup[1]},{w.workgroup[2]})"
+                                                  f"/{w.wave_in_group}"])
+        if vec and key is not None:
+            st = lines.get(key)
+            if st is None:
+                st = lines[key] = LineStats(s[0], s[1], demangle(s[2]) or s[2])
+            st.issued += 1
+            st.slots += w.lanes
+            st.active += active
+            st.masks[ev.exec_before] += 1
+            fn = funcs[st.function]
+            fn[0] += active
+            fn[1] += w.lanes
+            entry[0] += active
+            entry[1] += w.lanes
+        if w.exec != ev.exec_before:
+            after = w.exec
+            info = {"wave": w.index, "pc": f"{ev.pc:#x}", "file": s[0] if s else None, "line": s[1] if s else None,
+                    "before": lane_ranges(ev.exec_before, w.lanes), "after": lane_ranges(after, w.lanes)}
+            if bin(after).count("1") < active and after:
+                divs.append(info)
+            elif bin(after).count("1") > active:
+                recs.append(info)
+        events.append(Event(w.index, seq[w.index], ev.pc, key, active, w.lanes, vec, ev.exec_before))
+        seq[w.index] += 1
+
+    result = machine.run(max_instructions=max_instructions, hook=hook)
+    rep = DivergenceReport(machine.dispatch_info.get("kernel", "?"), machine.lanes, result.status, result.reason,
+                           lines, dict(funcs), waves, events, divs, recs)
+    return rep

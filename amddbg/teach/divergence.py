@@ -108,7 +108,8 @@ class DivergenceReport:
             "functions": [{"function": f, "active": a, "slots": sl, "efficiency": round(a / sl, 6) if sl else 1.0}
                           for f, (a, sl) in sorted(self.functions.items())],
             "waves": [{"wave": i, "label": lab, "active": a, "slots": sl,
-                       "efficiency": round(a / sl, 6) if sl else 1.0} for i, (a, sl, lab) in sorted(self.waves.items())],
+                       "efficiency": round(a / sl, 6) if sl else 1.0}
+                      for i, (a, sl, lab) in sorted(self.waves.items())],
             "divergences": self.divergences, "reconvergences": self.reconvergences,
         }
 

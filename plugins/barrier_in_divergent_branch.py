@@ -5,44 +5,19 @@ A wave waits at `s_barrier` while EXEC is narrowed by a divergent `if` (a `v_cmp
 the other branch - and the waves whose lanes all took it - never reach this barrier, which is undefined
 behaviour in HIP/OpenCL and a hang on hardware. The rule says so with the source line of the branch.
 
-Uses only the public API: `amddbg.open`, `Program.disassemble`, `Program.symbolize`.
+Uses only the public API: `amddbg.open` and `amddbg.replay.explain.divergent_branch`.
 """
 
 from __future__ import annotations
 
 import os
 
-CMP_PREFIXES = ("v_cmp", "v_cmpx")
-
-
-def _is_restore(insn) -> bool:
-    """`s_or_b64 exec, exec, s[..]` / `s_or_b32 exec_lo, exec_lo, s..`: the join of an if/else."""
-    t = insn.text.replace(",", " ").split()
-    return insn.mnemonic.startswith("s_or_b") and len(t) >= 3 and t[1].startswith("exec") and t[2].startswith("exec")
-
 
 def divergent_branch(program, pc: int):
-    """(compare instruction, branch line) of the divergent `if` a barrier at `pc` sits in, or None."""
-    insns = program.disassemble(pc)
-    before = [i for i in insns if i.address < pc]
-    depth_start = None
-    for i in before:
-        if i.writes_exec and "saveexec" in i.mnemonic and not i.mnemonic.startswith("s_or_saveexec"):
-            depth_start = depth_start or i
-        elif i.writes_exec and _is_restore(i):
-            depth_start = None
-    if depth_start is None:
-        # an else-part: s_or_saveexec + s_xor exec without a restore yet
-        opened = [i for i in before if i.writes_exec and ("saveexec" in i.mnemonic or i.mnemonic.startswith("s_xor"))]
-        restored = [i for i in before if i.writes_exec and _is_restore(i)]
-        if not opened or (restored and restored[-1].address > opened[-1].address):
-            return None
-        depth_start = opened[0]
-    cmps = [i for i in before if i.mnemonic.startswith(CMP_PREFIXES) and i.address <= depth_start.address]
-    anchor = cmps[-1] if cmps else depth_start
-    src = program.symbolize(anchor.address)
-    line = f"{os.path.basename(src[0].file)}:{src[0].line}" if src and src[0].file else f"{anchor.address:#x}"
-    return anchor, line
+    """(compare instruction, "file:line") of the divergent branch enclosing `pc` (amddbg's public explain API)."""
+    from amddbg.replay.explain import divergent_branch as find
+
+    return find(program, pc)
 
 
 def amddbg_plugin(api):

@@ -51,6 +51,14 @@ def summary_lines(program) -> list[str]:
     excs = [e for a in agents for e in a.exceptions] + [e for q in program.queues for e in q.exceptions]
     if excs:
         out.append("Exceptions: " + ", ".join(sorted(set(excs))))
+    try:
+        from amddbg.replay.explain import explain_program
+
+        exp = explain_program(program)
+        if exp.findings:
+            out.append(f"Explain: {exp.verdict}: {safe(exp.findings[0].summary)}  (`explain` for details)")
+    except AmddbgError:
+        pass
     host = [t for t in program.threads if not t.is_wave]
     if host:
         out.append(f"Host threads: {len(host)}")

@@ -1,0 +1,45 @@
+"""`amddbg explain CORE... [--dispatch ID] [--json] [--assume ...]`: why the waves of a core cannot move.
+
+Exit codes for CI triage: 0 no hang found (or unknown), 3 hang, 4 fault or trap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from amddbg.errors import NotSupported
+
+
+def add_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="CORE", help="a split GPU core, a host + GPU pair, or a unified core")
+    p.add_argument("--dispatch", type=int, metavar="ID", help="only this dispatch (ROCgdb dispatch id)")
+    p.add_argument("--json", action="store_true", help="print the Explanation as JSON")
+    p.add_argument("--assume", action="append", default=[], metavar="CHANGE",
+                   help="what-if change to replay (needs replay: not available yet)")
+    p.add_argument("--sysroot", metavar="DIR")
+    p.add_argument("--solib-search-path", metavar="PATH")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.assume:
+        raise NotSupported("explain --assume: what-if replay needs the emulator to start from a core's state")
+    import amddbg
+    from amddbg.replay.explain import explain_program
+    from amddbg.textsafe import safe
+
+    prog = amddbg.open(args.files, sysroot=args.sysroot, solib_search_path=args.solib_search_path)
+    exp = explain_program(prog, dispatch=args.dispatch)
+    if args.json:
+        json.dump(exp.to_json(), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return exp.exit_code
+    print(f"verdict: {exp.verdict}")
+    for f in exp.findings:
+        print(f"- {f.kind} ({f.cause}): {safe(f.summary)}")
+        for loc in f.locations:
+            where = f"{loc['file']}:{loc['line']}" if loc.get("file") else loc.get("pc")
+            print(f"    {loc['role']}: {safe(loc.get('function') or '??')} at {safe(where)}")
+    print(f"({exp.replay.get('method')})")
+    return exp.exit_code

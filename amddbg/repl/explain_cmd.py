@@ -1,0 +1,45 @@
+"""The REPL's `explain` and `info barriers` over amddbg.replay.explain."""
+
+from __future__ import annotations
+
+from amddbg.textsafe import safe
+
+
+def run_explain(dbg, args: str) -> None:
+    from amddbg.replay.explain import explain_program
+
+    exp = explain_program(dbg.program)
+    if dbg.json_mode:
+        dbg.emit_json({"command": "explain", **exp.to_json()})
+        return
+    dbg.out(f"verdict: {exp.verdict}")
+    for f in exp.findings:
+        dbg.out(f"- {f.kind} ({f.cause}): {safe(f.summary)}")
+        for loc in f.locations:
+            where = f"{loc['file']}:{loc['line']}" if loc.get("file") else loc.get("pc")
+            dbg.out(f"    {loc['role']}: {safe(loc.get('function') or '??')} at {safe(where)}")
+    if dbg.plugins is not None:
+        for line in dbg.plugins.annotate(exp, dbg.program):
+            dbg.out(f"  {safe(line)}")
+
+
+def run_info_barriers(dbg, args: str) -> None:
+    """Each workgroup's barrier: expected and arrived waves, where the others are, and why."""
+    from amddbg.replay.explain import explain_program
+
+    exp = explain_program(dbg.program)
+    rows = [f for f in exp.findings if f.kind == "barrier_deadlock"]
+    waiting = [t for t in dbg.program.waves if str(t.state) == "at barrier"]
+    if not waiting:
+        dbg.out("No wave is waiting at a barrier.")
+        return
+    groups = {}
+    for t in waiting:
+        groups.setdefault(tuple(t.workgroup or ()), []).append(t)
+    for wg, ts in sorted(groups.items()):
+        f = next((r for r in rows if r.waves and tuple(r.waves[0]["workgroup"] or ()) == wg), None)
+        exp_n = f.details.get("expected") if f else len(ts)
+        dbg.out(f"workgroup {wg}: barrier 0 (workgroup barrier), expected {exp_n}, arrived {len(ts)}: "
+                + ", ".join(f"thread {t.number}" for t in ts))
+        if f:
+            dbg.out(f"  {safe(f.summary)}")

@@ -1,0 +1,1 @@
+"""Explaining hangs: why a core's waves can never move (amddbg explain)."""

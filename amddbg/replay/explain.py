@@ -1,0 +1,355 @@
+"""Explain why a core's waves cannot move — first version: static analysis of the saved state.
+
+What it proves from the core alone (no replay yet: the emulator cannot start from a core's state, see
+docs/explain.md):
+- **traps and faults**: the waves, lanes and source lines the trap handler stopped;
+- **barrier waits**: per workgroup, how many waves the barrier expects (work-group size / wave size), which
+  arrived and where, which never will and why (stopped, at another barrier, spinning);
+- **spin-waits**: the polled address (computed from the wave's saved registers), its value in the core, and
+  the stores every other live wave can still execute, with their addresses computed the same way where the
+  address registers are not redefined before the store; when no live wave can store to the polled address
+  the spin can never end (cause ``no_writer``), when the only candidates wait at a barrier the spinners must
+  reach first, ``writer_blocked``.
+
+The verdict is ``hang`` only when one of these proofs holds (under the assumption that only this
+dispatch's waves write the polled memory: a host or another agent could still write it); ``fault`` /
+``trap`` when waves stopped; otherwise ``unknown`` (replay would be needed to tell slow from stuck).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from amddbg.errors import AmddbgError
+from amddbg.isa.model import OperandKind
+from amddbg.session.threads import WaveState
+
+EXIT_CODES = {"no_hang": 0, "unknown": 0, "hang": 3, "fault": 4, "trap": 4}
+
+
+@dataclass
+class Finding:
+    kind: str
+    cause: str
+    summary: str
+    waves: list = field(default_factory=list)
+    locations: list = field(default_factory=list)
+    details: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "cause": self.cause, "summary": self.summary, "waves": self.waves,
+                "locations": self.locations, "details": self.details}
+
+
+@dataclass
+class Explanation:
+    verdict: str
+    findings: list = field(default_factory=list)
+    replay: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"verdict": self.verdict, "findings": [f.to_json() for f in self.findings], "replay": self.replay}
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES.get(self.verdict, 0)
+
+
+def _ranges(mask: int, lanes: int) -> str:
+    from amddbg.teach.divergence import lane_ranges
+
+    return lane_ranges(mask, lanes)
+
+
+def _wave_doc(t) -> dict:
+    return {"workgroup": list(t.workgroup) if t.workgroup else None, "wave_in_group": t.wave_in_group,
+            "lanes": _ranges(t.exec, t.lanes), "thread": t.number, "target_id": t.target_id}
+
+
+def _loc(t, role: str, pc: int | None = None) -> dict:
+    pc = t.pc if pc is None else pc
+    srcs = t.program.symbolize(pc)
+    s = srcs[0] if srcs else None
+    if s is not None and s.line == 0:  # compiler-generated line 0: name the statement the code came from
+        try:
+            before = [i for i in t.program.disassemble(pc) if i.address < pc][-16:]
+        except AmddbgError:
+            before = []
+        for i in reversed(before):
+            cand = t.program.symbolize(i.address)
+            if cand and cand[0].line:
+                s = cand[0]
+                break
+    from amddbg.repl.render import plain_name
+
+    return {"function": plain_name(s.function) if s and s.function else None, "file": s.file if s else None,
+            "line": s.line if s else None, "role": role, "pc": f"{pc:#x}"}
+
+
+def _where(t) -> str:
+    loc = _loc(t, "")
+    return f"{os.path.basename(loc['file'])}:{loc['line']}" if loc["file"] else loc["pc"]
+
+
+# ------------------------------------------------------------------------------------------- code scans
+
+
+def divergent_branch(program, pc: int):
+    """(compare instruction, "file:line") of the divergent branch a barrier at `pc` sits in, or None: EXEC was
+    narrowed (`s_and_saveexec`, an else-part's `s_xor exec`) and not restored (`s_or exec, exec`) before it."""
+    try:
+        insns = program.disassemble(pc)
+    except AmddbgError:
+        return None
+    before = [i for i in insns if i.address < pc]
+
+    def restore(i) -> bool:
+        t = i.text.replace(",", " ").split()
+        return i.mnemonic.startswith("s_or_b") and len(t) >= 3 and t[1].startswith("exec") and t[2].startswith("exec")
+
+    opened = None
+    for i in before:
+        if i.writes_exec and restore(i):
+            opened = None
+        elif i.writes_exec and ("saveexec" in i.mnemonic or i.mnemonic.startswith("s_xor")):
+            opened = opened or i
+    if opened is None:
+        return None
+    cmps = [i for i in before if i.mnemonic.startswith(("v_cmp", "v_cmpx")) and i.address <= opened.address]
+    anchor = cmps[-1] if cmps else opened
+    srcs = program.symbolize(anchor.address)
+    line = f"{os.path.basename(srcs[0].file)}:{srcs[0].line}" if srcs and srcs[0].file else f"{anchor.address:#x}"
+    return anchor, line
+
+
+def _loop_of(program, pc: int):
+    """(first, last) address of the innermost backward-branch loop containing `pc`, and its instructions."""
+    try:
+        insns = program.disassemble(pc)
+    except AmddbgError:
+        return None, []
+    best = None
+    for br in insns:
+        t = br.branch_target
+        if br.is_branch and t is not None and t <= pc <= br.address:
+            if best is None or (br.address - t) < (best[1] - best[0]):
+                best = (t, br.address)
+    if best is None:
+        return None, []
+    return best, [i for i in insns if best[0] <= i.address <= best[1]]
+
+
+def _reg_written(insns, op) -> bool:
+    """Does any of `insns` write a register of operand `op`?"""
+    lo = op.register
+    hi = lo + op.count
+    for i in insns:
+        for o in i.operands:
+            if o.is_dest and o.kind is op.kind and o.register is not None and o.register < hi and \
+                    lo < o.register + o.count:
+                return True
+        if i.is_call:
+            return True
+    return False
+
+
+def _addresses(t, insn) -> dict | None:
+    """Per-lane addresses of a GLOBAL/FLAT access from the wave's saved registers (None if not computable)."""
+    import re
+
+    regs = t.registers
+    ops = [o for o in insn.operands if o.kind is not OperandKind.OFFSET]
+    m = re.search(r"\boffset:(-?0x[0-9a-fA-F]+|-?\d+)", insn.text)
+    off = int(m.group(1), 0) if m else 0
+    saddr = next((o for o in ops if o.kind is OperandKind.SGPR and not o.is_dest and o.count == 2), None)
+    vregs = [o for o in ops if o.kind is OperandKind.VGPR and not o.is_dest]
+    mem = insn.memory
+    try:
+        if saddr is not None:
+            base = regs.read_named(f"s{saddr.register}") | regs.read_named(f"s{saddr.register + 1}") << 32
+            vaddr = None
+            if mem.is_load or mem.is_atomic:
+                vaddr = vregs[0] if vregs else None
+            else:
+                vaddr = vregs[0] if len(vregs) >= 2 else None
+            out = {}
+            for ln in t.active_lanes:
+                v = regs.read_named(f"v{vaddr.register}", lane=ln) if vaddr is not None else 0
+                out[ln] = base + v + off
+            return out
+        if vregs and vregs[0].count == 2:
+            v = vregs[0]
+            return {ln: (regs.read_named(f"v{v.register}", lane=ln) |
+                         regs.read_named(f"v{v.register + 1}", lane=ln) << 32) + off for ln in t.active_lanes}
+    except (AmddbgError, KeyError):
+        return None
+    return None
+
+
+def _stores_ahead(t):
+    """Stores/atomics the wave can still execute (linear scan to its function's end), with their addresses when
+    the address registers are not redefined on the way; (insn, addresses | None)."""
+    try:
+        insns = t.program.disassemble(t.pc)
+    except AmddbgError:
+        return []
+    ahead = [i for i in insns if i.address >= t.pc]
+    out = []
+    for k, i in enumerate(ahead):
+        mem = i.memory
+        if mem is None or not (mem.is_store or mem.is_atomic) or mem.space.value in ("lds", "scratch"):
+            continue
+        addr_ops = [o for o in i.operands if not o.is_dest and o.kind in (OperandKind.SGPR, OperandKind.VGPR)]
+        if mem.is_store and not mem.is_atomic:
+            addr_ops = addr_ops[:1] + addr_ops[2:] if len(addr_ops) > 2 else [o for o in addr_ops if o.count == 2]
+        between = ahead[:k]
+        if any(_reg_written(between, o) for o in addr_ops):
+            out.append((i, None))
+        else:
+            out.append((i, _addresses(t, i)))
+    return out
+
+
+# ------------------------------------------------------------------------------------------- the analysis
+
+
+def explain_program(program, *, dispatch: int | None = None) -> Explanation:
+    t0 = time.perf_counter()
+    waves = program.waves
+    if dispatch is not None:
+        waves = [w for w in waves if w.dispatch_handle == dispatch or w.dispatch_id == dispatch]
+    findings: list[Finding] = []
+    # -- traps and faults
+    for state, kind in ((WaveState.TRAPPED, "trap"), (WaveState.FAULTED, "memory_violation")):
+        groups: dict = {}
+        for t in waves:
+            if t.state is state:
+                groups.setdefault((t.state_reason, _where(t)), []).append(t)
+        for (reason, where), ts in groups.items():
+            k = kind if (kind == "trap" or "memory_violation" in reason or "address" in reason) else "fault"
+            what = "stopped by a trap" if kind == "trap" else "faulted"
+            findings.append(Finding(k, reason, f"{len(ts)} wave(s) {what} ({reason}) at {where}",
+                                    [_wave_doc(t) for t in ts], [_loc(ts[0], "trap" if kind == "trap" else
+                                                                      "faulting access")]))
+    # -- spin-waits
+    spin_info = {}
+    for t in waves:
+        if t.state not in (WaveState.SPINNING, WaveState.SLEEPING):
+            continue
+        loop, body = _loop_of(program, t.pc)
+        loads = [i for i in body if i.memory is not None and i.memory.is_load and i.memory.space.value in
+                 ("global", "flat")]
+        if not loads:
+            continue
+        polled = _addresses(t, loads[0])
+        spin_info[t.number] = (t, loads[0], polled)
+    # -- barriers
+    by_group: dict = {}
+    for t in waves:
+        by_group.setdefault((t.dispatch_handle, t.workgroup), []).append(t)
+    blocked_by: dict[int, set] = {}  # waiting wave -> the waves its barrier still needs
+    for (_d, wg), ts in by_group.items():
+        at = [t for t in ts if t.state is WaveState.AT_BARRIER]
+        if not at or wg is None:
+            continue
+        d = at[0].dispatch
+        size = d.workgroup_size if d is not None else None
+        grid = d.grid_size if d is not None else None
+        if size and grid:
+            dims = [min(size[i], grid[i] - wg[i] * size[i]) for i in range(3)]
+            expected = -(-(dims[0] * dims[1] * dims[2]) // at[0].lanes)
+        else:
+            expected = len(ts)
+        barrier_pcs = {t.pc for t in at}
+        missing = [t for t in ts if t.state is not WaveState.AT_BARRIER or t.pc not in barrier_pcs]
+        absent = expected - len(ts)
+        if not missing:
+            continue
+        reasons = []
+        for t in missing:
+            if t.state is WaveState.AT_BARRIER:
+                reasons.append((t, "waiting at another barrier"))
+            elif t.state in (WaveState.TRAPPED, WaveState.FAULTED, WaveState.HALTED):
+                reasons.append((t, f"{t.state} ({t.state_reason})"))
+            else:
+                reasons.append((t, f"{t.state} at {_where(t)}"))
+        for t in at:
+            blocked_by[t.number] = {m.number for m in missing}
+        summary = (f"workgroup ({wg[0]},{wg[1]},{wg[2]}): {len(at)} of {expected} waves wait at the barrier "
+                   f"at {_where(at[0])}; " + "; ".join(f"wave {t.wave_in_group} is {why}" for t, why in reasons))
+        if absent > 0:
+            summary += f"; {absent} wave(s) already ended (they dropped out of the barrier)"
+        locs = [_loc(at[0], "waiting at barrier")] + [_loc(t, "missing wave") for t, _ in reasons]
+        branch = divergent_branch(program, at[0].pc)
+        if branch is not None:
+            summary += f"; the barrier sits inside the divergent branch at {branch[1]}"
+            locs.append(_loc(at[0], "divergent branch", branch[0].address))
+        stopped = all(t.state in (WaveState.TRAPPED, WaveState.FAULTED, WaveState.HALTED) or
+                      (t.state is WaveState.AT_BARRIER) for t, _ in reasons)
+        findings.append(Finding("barrier_deadlock", "missing_arrivals" if stopped else "waits_for_spinning_waves",
+                                summary, [_wave_doc(t) for t in at] + [_wave_doc(t) for t, _ in reasons], locs,
+                                {"expected": expected, "arrived": len(at), "ended": max(absent, 0)}))
+    # -- which spins can end
+    proven_hang = any(f.kind == "barrier_deadlock" and f.cause == "missing_arrivals" for f in findings)
+    for num, (t, load, polled) in spin_info.items():
+        others = [o for o in waves if o.number != num and o.state not in (WaveState.TRAPPED, WaveState.FAULTED)
+                  and o.number not in spin_info]
+        targets = set(polled.values()) if polled else set()
+        candidates, blocked = [], []
+        for o in others:
+            waits_for_t = num in blocked_by.get(o.number, set())
+            for insn, addrs in _stores_ahead(o):
+                may_write = addrs is None or not targets or bool(targets & set(addrs.values()))
+                if not may_write:
+                    continue
+                # a store behind a barrier that needs this very spinner can never happen first: a cycle
+                (blocked if waits_for_t else candidates).append((o, insn))
+        value = None
+        if polled:
+            a = next(iter(polled.values()))
+            try:
+                value = int.from_bytes(program.read("global", a, 4), "little")
+            except AmddbgError:
+                value = None
+        where = f"{next(iter(polled.values())):#x}" if polled else "an address the registers do not give"
+        if candidates:
+            continue  # someone may still write it: not provably stuck
+        cause = "writer_blocked" if blocked else "no_writer"
+        summary = (f"wave {t.wave_in_group} of workgroup {tuple(t.workgroup)} polls {where}"
+                   + (f" (value {value} in the core)" if value is not None else "")
+                   + (" and no live wave of the dispatch can store to it" if cause == "no_writer" else
+                      "; its only writers wait at a barrier this wave must reach first"))
+        locs = [_loc(t, "polling load", load.address)] + [_loc(o, "write that never lands", i.address)
+                                                           for o, i in blocked]
+        findings.append(Finding("spin_forever", cause, summary, [_wave_doc(t)], locs,
+                                {"address": where, "value": value}))
+        proven_hang = True
+    if proven_hang:
+        for f in findings:
+            if f.kind == "barrier_deadlock" and f.cause == "waits_for_spinning_waves":
+                f.cause = "missing_arrivals"
+    kinds = {f.kind for f in findings}
+    if "memory_violation" in kinds or "fault" in kinds:
+        verdict = "fault"
+    elif "trap" in kinds:
+        verdict = "trap"
+    elif proven_hang:
+        verdict = "hang"
+    elif not waves:
+        verdict = "no_hang"
+    else:
+        verdict = "unknown"
+    return Explanation(verdict, findings, {"wave_instructions": 0, "seconds": round(time.perf_counter() - t0, 4),
+                                           "method": "static analysis of the saved state; replay not run"})
+
+
+def explain_core(paths, **kw) -> Explanation:
+    import amddbg
+
+    prog = amddbg.open(paths, **kw)
+    try:
+        return explain_program(prog)
+    finally:
+        prog.close()

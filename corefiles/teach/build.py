@@ -19,7 +19,7 @@ def main() -> None:
         subprocess.run(["clang-22", "-x", "hip", f"--offload-arch={target}", "-nogpulib", "-nogpuinc",
                         "--cuda-device-only", "--no-gpu-bundle-output", "-g", "-O1",
                         "-fdebug-compilation-dir=/amddbg", "-cuid=amddbg-teach", *extra,
-                        str(HERE / "divergence.hip"), "-o", str(out)], check=True, cwd=HERE)
+                        "corefiles/teach/divergence.hip", "-o", str(out)], check=True, cwd=HERE.parents[1])
         dump = subprocess.run(["llvm-objdump-22", "-d", "--no-show-raw-insn", str(out)], check=True,
                               capture_output=True, text=True).stdout
         (HERE / f"{out.name}.objdump.txt").write_text(dump)

@@ -30,6 +30,8 @@ def base_mnemonic(mnemonic: str) -> str:
 
 
 def lookup(insn) -> Callable | None:
+    if "::" in insn.mnemonic:  # VOPD (GFX11+): two VALU operations issued together
+        return SEMANTICS.get("v_dual")
     fn = SEMANTICS.get(insn.mnemonic)
     if fn is None:
         fn = SEMANTICS.get(base_mnemonic(insn.mnemonic))

@@ -441,7 +441,7 @@ semantic("v_subb_co_u32", "v_sub_co_ci_u32", "v_subb_u32")(_carry("subb"))
 semantic("v_subbrev_co_u32", "v_subrev_co_ci_u32", "v_subbrev_u32")(_carry("subbrev"))
 
 
-@semantic("v_mad_u64_u32", "v_mad_i64_i32")
+@semantic("v_mad_u64_u32", "v_mad_i64_i32", "v_mad_co_u64_u32", "v_mad_co_i64_i32")
 def v_mad64(ctx, insn):
     w = ctx.wave
     _, sd, ss = _split(insn)
@@ -705,3 +705,41 @@ def v_pk_mov_b32(ctx, insn):
     lo = ((a >> U64(32 * s0)) & U64(M32)).astype(U64)
     hi = ((b >> U64(32 * s1)) & U64(M32)).astype(U64)
     dst(ctx, insn, lo | (hi << U64(32)), 64)
+
+
+def _vopd_halves(insn):
+    """Split a VOPD instruction (`v_dual_X ... :: v_dual_Y ...`) into two ordinary VALU instructions."""
+    import dataclasses
+
+    names = insn.mnemonic.split("::")
+    if len(names) != 2:
+        raise Unsupported(insn.text, insn.address)
+    starts = [i for i, o in enumerate(insn.operands) if o.is_dest]
+    if len(starts) != 2:
+        raise Unsupported(insn.text, insn.address)
+    texts = insn.text.split("::")
+    halves = []
+    for k, (name, lo, hi) in enumerate(zip(names, starts, [starts[1], len(insn.operands)], strict=True)):
+        base = "v_" + name.strip()[len("v_dual_"):]
+        halves.append(dataclasses.replace(insn, mnemonic=base, encoding="VOP2", operands=insn.operands[lo:hi],
+                                          text=texts[k].strip().replace("v_dual_", "v_", 1)))
+    return halves
+
+
+@semantic("v_dual")
+def v_dual(ctx, insn):
+    """VOPD dual issue: both halves read their sources before either writes (results applied together)."""
+    from amddbg.emu.semantics import lookup
+
+    w = ctx.wave
+    x, y = _vopd_halves(insn)
+    fx, fy = lookup(x), lookup(y)
+    if fx is None or fy is None:
+        raise Unsupported(insn.text, insn.address)
+    before = w.v.copy()
+    fx(ctx, x)
+    dx = x.operands[0].register
+    x_row = w.v[dx].copy()
+    w.v[: before.shape[0]] = before
+    fy(ctx, y)
+    w.v[dx] = x_row

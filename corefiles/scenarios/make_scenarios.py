@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Build the scenario kernels (clang-22, -O2 -g, gfx90a and gfx1100) and regenerate the scenario cores by
+running each kernel with `amddbg run ... --core` (split and unified layouts).
+
+    python3 corefiles/scenarios/make_scenarios.py            # needs clang-22/lld-22 for the objects
+    python3 corefiles/scenarios/make_scenarios.py --cores    # cores only, from the checked-in objects
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TARGETS = ("gfx90a", "gfx1100")
+# name -> (kernel, grid, block, args, expected status)
+SCENARIOS = {
+    "barrier-deadlock": ("barrier_deadlock", "256", "256", ["buf:i32:1", "buf:i32:256"], "hang"),
+    "spin-no-writer": ("spin_no_writer", "128", "64", ["buf:i32:1", "buf:i32:128"], "hang"),
+    "memory-fault": ("memory_fault", "64", "64", ["buf:i32:64", "i32:60"], "fault"),
+    "assert-trap": ("assert_trap", "64", "64", ["buf:i32:64:values=" + ",".join(
+        str(-v if v == 37 else v) for v in range(64)), "buf:i32:64"], "trap"),
+}
+
+
+def build() -> None:
+    for t in TARGETS:
+        out = HERE / f"scenarios-{t}.co"
+        subprocess.run(["clang-22", "-x", "hip", f"--offload-arch={t}", "-nogpulib", "-nogpuinc", "--cuda-device-only",
+                        "--no-gpu-bundle-output", "-g", "-O2", "-fdebug-compilation-dir=/amddbg",
+                        "-cuid=amddbg-scenarios", "corefiles/scenarios/scenarios.hip", "-o", str(out)], check=True,
+                       cwd=HERE.parents[1])  # a relative source path keeps the DWARF paths reproducible
+
+
+def cores() -> None:
+    for t in TARGETS:
+        for name, (kernel, grid, block, args, _status) in SCENARIOS.items():
+            for layout, suffix in (("split", "gpu"), ("unified", "core")):
+                out = HERE / f"{name}-{t}.{suffix}"
+                cmd = [sys.executable, "-m", "amddbg", "run", str(HERE / f"scenarios-{t}.co"), "--kernel", kernel,
+                       "--grid", grid, "--block", block, "--core", str(out), "--layout", layout,
+                       "--max-instructions", "200000"]
+                for a in args:
+                    cmd += ["--arg", a]
+                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+                print(out.name)
+
+
+if __name__ == "__main__":
+    if "--cores" not in sys.argv:
+        build()
+    cores()

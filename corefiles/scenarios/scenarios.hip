@@ -1,0 +1,53 @@
+// Scenario kernels: each ends in a known way when run by `amddbg run` (see make_scenarios.py).
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+
+__device__ static inline unsigned lane_x() { return __builtin_amdgcn_workitem_id_x(); }
+__device__ static inline void workgroup_barrier() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+
+// barrier-deadlock: wave 0 of the workgroup waits at a barrier before it sets the flag; the other waves
+// poll the flag first, so they never reach the barrier and the flag is never set.
+__global__ void barrier_deadlock(int *flag, int *out) {
+  unsigned lane = lane_x();
+  if (lane < 64) {
+    workgroup_barrier();
+    __hip_atomic_store(flag, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_WORKGROUP);
+  } else {
+    while (__hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP) == 0) {
+      __builtin_amdgcn_s_sleep(1);
+    }
+    workgroup_barrier();
+  }
+  out[lane] = (int)lane;
+}
+
+// spin-no-writer: every wave polls a flag nothing in the dispatch ever writes.
+__global__ void spin_no_writer(int *flag, int *out) {
+  unsigned lane = lane_x();
+  while (__hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) == 0) {
+    __builtin_amdgcn_s_sleep(1);
+  }
+  out[lane] = 1;
+}
+
+// memory-fault: lanes past `n` write far outside the buffer.
+__global__ void memory_fault(int *out, int n) {
+  unsigned lane = lane_x();
+  unsigned index = lane < (unsigned)n ? lane : lane * 1048576u;
+  out[index] = (int)lane;
+}
+
+// assert-trap: a data-dependent assertion fails for the lanes holding a negative value.
+__global__ void assert_trap(const int *in, int *out) {
+  unsigned lane = lane_x();
+  int v = in[lane];
+  if (v < 0) {
+    __builtin_trap();
+  }
+  out[lane] = v * 2;
+}

@@ -167,6 +167,9 @@ def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceRe
         seq[w.index] += 1
 
     result = machine.run(max_instructions=max_instructions, hook=hook)
-    rep = DivergenceReport(machine.dispatch_info.get("kernel", "?"), machine.lanes, result.status, result.reason,
+    from amddbg.repl.render import plain_name
+
+    kname = machine.dispatch_info.get("kernel", "?")
+    rep = DivergenceReport(plain_name(demangle(kname) or kname), machine.lanes, result.status, result.reason,
                            lines, dict(funcs), waves, events, divs, recs)
     return rep

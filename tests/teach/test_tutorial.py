@@ -27,7 +27,8 @@ def blocks() -> list[tuple[str, str]]:
 
 
 def normalise(text: str) -> str:
-    return "\n".join(TIMING.sub("N wave-instructions in T s (R/s)", ln).rstrip() for ln in text.rstrip("\n").split("\n"))
+    lines = text.rstrip("\n").split("\n")
+    return "\n".join(TIMING.sub("N wave-instructions in T s (R/s)", ln).rstrip() for ln in lines)
 
 
 @pytest.mark.parametrize("command,expected", blocks(), ids=[c[:60] for c, _ in blocks()])

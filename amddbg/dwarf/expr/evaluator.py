@@ -675,7 +675,7 @@ def _mod(a: int, b: int) -> int:
 
 def _shift_guard(fn):
     def apply(a: int, b: int) -> int:
-        return 0 if b >= 128 else fn(a, b)
+        return 0 if b >= 128 or b < 0 else fn(a, b)  # a negative count is a huge unsigned one
     return apply
 
 
@@ -690,7 +690,8 @@ _BINARY = {
     "DW_OP_mod": _binop(_mod),
     "DW_OP_shl": _binop(_shift_guard(lambda a, b: a << b)),
     "DW_OP_shr": _binop(_shift_guard(lambda a, b: a >> b)),
-    "DW_OP_shra": _binop(lambda a, b: a >> min(b, 127), signed_generic=True),
+    # the shift count is a count (unsigned): a negative entry is a huge one, so all sign bits
+    "DW_OP_shra": _binop(lambda a, b: a >> (127 if b < 0 else min(b, 127)), signed_generic=True),
     "DW_OP_eq": _cmp(lambda a, b: a == b),
     "DW_OP_ne": _cmp(lambda a, b: a != b),
     "DW_OP_lt": _cmp(lambda a, b: a < b),

@@ -32,3 +32,12 @@ def test_decode_and_evaluate_never_crash(data, encoding):
             ev.result()
         except AmddbgError:
             pass
+
+
+def test_negative_shift_counts_are_huge_unsigned_counts():
+    """Found by the fuzzer: DW_OP_const1u 3; DW_OP_consts -64; DW_OP_shra raised ValueError."""
+    from amddbg.dwarf.expr import StaticContext, evaluate
+
+    for op in (0x24, 0x25, 0x26):  # shl, shr, shra
+        res = evaluate(bytes([0x08, 3, 0x11, 0x40, op]), StaticContext())
+        assert res is not None

@@ -63,6 +63,15 @@ def _vregs_of(op):
     return op.count
 
 
+def _put_lane(outs: list, ln: int, data: bytes, size: int, signed: bool) -> None:
+    """A loaded value into lane `ln` of the destination dwords (sub-dword loads zero/sign-extend)."""
+    if size >= 4:
+        for k in range(len(outs)):
+            outs[k][ln] = struct.unpack_from("<I", data, 4 * k)[0]
+    else:
+        outs[0][ln] = int.from_bytes(data, "little", signed=signed) & M32
+
+
 # ---------------------------------------------------------------------------------------------- SMEM
 
 
@@ -413,12 +422,7 @@ def _buffer(kind: str):
             w.ensure_vgprs(vd.register + n)
             outs = [np.where(w.exec_mask(), U32(0), w.v[vd.register + k]).astype(U32) for k in range(n)]
             for ln, a in addrs.items():
-                data = ctx.mem.read(a, size, [ln])
-                if size >= 4:
-                    for k in range(n):
-                        outs[k][ln] = struct.unpack_from("<I", data, 4 * k)[0]
-                else:
-                    outs[0][ln] = int.from_bytes(data, "little", signed=signed) & M32
+                _put_lane(outs, ln, ctx.mem.read(a, size, [ln]), size, signed)
             write_vector_multi(w, vd, outs)
         else:
             regs = [read_vector(w, _reg(vdata, k)) for k in range(n)]
@@ -514,12 +518,7 @@ def _ds_rw(kind: str, two: bool = False, st64: bool = False):
             for ln in lanes:
                 a = int(addr[ln]) + off
                 rec[ln] = a
-                data = lds.read(a, size, ln)
-                if size >= 4:
-                    for k in range(n):
-                        outs[k][ln] = struct.unpack_from("<I", data, 4 * k)[0]
-                else:
-                    outs[0][ln] = int.from_bytes(data, "little", signed=signed) & M32
+                _put_lane(outs, ln, lds.read(a, size, ln), size, signed)
             write_vector_multi(w, vd, outs)
         else:
             d = vops[1]

@@ -8,6 +8,7 @@ the right memory (a ``local`` pointer reads the focused wave's LDS, ``private_la
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Protocol
 
@@ -360,12 +361,8 @@ class Evaluator:
                                type_size(b.type) if kb == "float" else 0) > 4 else FLOAT
             if op in ("==", "!=", "<", ">", "<=", ">="):
                 return Value.from_int(int(_compare(op, x, y)), INT)
-            if op == "+":
-                r = x + y
-            elif op == "-":
-                r = x - y
-            elif op == "*":
-                r = x * y
+            if op in _ARITH:
+                r = _ARITH[op](x, y)
             elif op == "/":
                 r = x / y if y != 0 else (float("nan") if x == 0 else float("inf") * (1 if x > 0 else -1))
             else:
@@ -377,12 +374,8 @@ class Evaluator:
             return Value.from_int(int(_compare(op, x, y)), INT)
         if op in ("/", "%") and y == 0:
             raise UsageError("Division by zero")
-        if op == "+":
-            r = x + y
-        elif op == "-":
-            r = x - y
-        elif op == "*":
-            r = x * y
+        if op in _ARITH:
+            r = _ARITH[op](x, y)
         elif op == "/":
             r = abs(x) // abs(y) * (1 if (x >= 0) == (y >= 0) else -1)
         elif op == "%":
@@ -418,6 +411,9 @@ class Evaluator:
         size = max(1, type_size(target)) if target is not None and scalar_kind(target) != "void" else 1
         delta = n * size * (-1 if op == "-" else 1)
         return Value(ptr.type, ((ptr.to_int() + delta) & (2**64 - 1)).to_bytes(8, "little"))
+
+
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
 
 def _compare(op, x, y) -> bool:

@@ -22,6 +22,9 @@ SCENARIOS = {
     "assert-trap": ("assert_trap", "64", "64", ["buf:i32:64:values=" + ",".join(
         str(-v if v == 37 else v) for v in range(64)), "buf:i32:64"], "trap"),
 }
+# divergence-demo: corefiles/teach's kernel stopped inside its per-lane loop (max instructions per target), so
+# the core shows a wave with part of its lanes active: `amddbg -batch -ex lanes divergence-demo-gfx90a.gpu`
+DIVERGENCE_DEMO = {"gfx90a": 53, "gfx1100": 132}
 
 
 def build() -> None:
@@ -45,6 +48,13 @@ def cores() -> None:
                     cmd += ["--arg", a]
                 subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
                 print(out.name)
+        for layout, suffix in (("split", "gpu"), ("unified", "core")):
+            out = HERE / f"divergence-demo-{t}.{suffix}"
+            subprocess.run([sys.executable, "-m", "amddbg", "run", str(HERE.parent / "teach" / f"divergence-{t}-O1.co"),
+                            "--kernel", "divergence_demo", "--grid", "64", "--block", "64", "--arg",
+                            "buf:i32:128:iota", "--max-instructions", str(DIVERGENCE_DEMO[t]), "--core", str(out),
+                            "--layout", layout], check=True, stdout=subprocess.DEVNULL)
+            print(out.name)
 
 
 if __name__ == "__main__":

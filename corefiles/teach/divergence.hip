@@ -32,22 +32,26 @@ __global__ void lane_loop(int *out) {
   out[lane] = acc;
 }
 
-// Nested lane-dependent if/else and a loop with per-lane trip counts (the divergence-demo kernel).
+// Nested lane-dependent if/else and a loop with per-lane trip counts (the divergence-demo kernel). The
+// stores keep the branches real branches (no select), the loads keep the loop a loop.
 __global__ void divergence_demo(int *out) {
   unsigned lane = lane_x();
   int v = 0;
   if (lane & 1) {
     if (lane & 2) {
       v = 10;
+      out[64 + lane] = v;
     } else {
       v = 20;
+      out[64 + lane] = v;
     }
   } else {
     v = 30;
+    out[64 + lane] = v;
   }
 #pragma clang loop unroll(disable)
   for (unsigned i = 0; i < (lane & 7); i++) {
-    v += (int)i;
+    v = v * 3 + out[i];
   }
   out[lane] = v;
 }

@@ -47,3 +47,15 @@ def test_cores_explain_as_built(name, target, suffix):
     if cause is not None:
         assert f.cause == cause
     assert f.locations[0]["line"] == line and f.locations[0]["file"].endswith("scenarios.hip")
+
+
+@pytest.mark.parametrize("target,lanes", [("gfx90a", 64), ("gfx1100", 32)])
+def test_divergence_demo_core_stops_inside_the_loop(target, lanes):
+    """divergence_demo stopped inside `for (i < (lane & 7))`: the lanes whose trip count is used up are off."""
+    import amddbg
+
+    prog = amddbg.open(SC / f"divergence-demo-{target}.gpu")
+    w = prog.waves[0]
+    assert w.frames()[0].line == 53
+    done = {ln for ln in range(lanes) if ln not in w.active_lanes}
+    assert done and all((ln & 7) <= min(ln2 & 7 for ln2 in w.active_lanes) for ln in done)

@@ -121,7 +121,8 @@ def _flat_layout(insn):
     mem = insn.memory
     vdst = next((o for o in ops if o.is_dest), None)
     rest = [o for o in ops if not o.is_dest]
-    saddr = next((o for o in rest if o.kind in (OperandKind.SGPR, OperandKind.SPECIAL, OperandKind.TTMP)), None)
+    saddr = next((o for o in rest if o.kind in (OperandKind.SGPR, OperandKind.SPECIAL, OperandKind.TTMP)
+                  and o.text not in ("off", "null")), None)
     vregs = [o for o in rest if o.kind in (OperandKind.VGPR, OperandKind.AGPR)]
     text_ops = insn.text.split(None, 1)[1] if " " in insn.text else ""
     vaddr_off = text_ops.startswith("off,") or ", off," in text_ops or text_ops.startswith("off ")

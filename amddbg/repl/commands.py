@@ -833,7 +833,8 @@ class Debugger:
             self.out("$" + str(self.program.record(value)) + " = void" if not as_json else "")
             return
         n = self.program.record(value)
-        text = value.format(fmt if fmt != "r" else None)
+        f = fmt if fmt != "r" else None
+        text = value.pretty(f) if self.settings.get("print pretty") and hasattr(value, "pretty") else value.format(f)
         if as_json:
             doc = {"command": "print", "history": n, "value": text, "format": fmt}
             if lane == "all":
@@ -845,7 +846,8 @@ class Debugger:
                 doc["marked"] = value.pc_marked
             self.emit_json(doc)
             return
-        self.out(f"${n} = {safe(text)}")
+        for i, line in enumerate(text.split("\n")):
+            self.out((f"${n} = " if i == 0 else "") + safe(line))
         self._mark_note(value)
 
     def _mark_note(self, value) -> None:

@@ -184,6 +184,26 @@ class Value:
             text = self._formatted(fmt)
         return text
 
+    def pretty(self, fmt: str | None = None, indent: int = 0) -> str:
+        """gdb's `set print pretty on`: one member per line, nested structs indented by two spaces."""
+        t = self.type
+        if self.data is None or isinstance(t, CType) or t is None or scalar_kind(t) != "aggregate":
+            return self.format(fmt)
+        s = t.strip()
+        if s.kind not in ("struct", "union", "class"):
+            return self.format(fmt)
+        pad = "  " * (indent + 1)
+        lines = ["{"]
+        members = s.members
+        for i, m in enumerate(members):
+            size = type_size(m.type)
+            off = m.offset or 0
+            sub = Value(m.type, self.data[off:off + size], lane=self.lane)
+            comma = "," if i < len(members) - 1 else ""
+            lines.append(f"{pad}{m.name} = {sub.pretty(fmt, indent + 1)}{comma}")
+        lines.append("  " * indent + "}")
+        return "\n".join(lines)
+
     def _natural(self) -> str:
         t = self.type
         data = self.data

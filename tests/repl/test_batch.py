@@ -165,3 +165,13 @@ def _debugger():
 
         _DBG.append(Debugger(amddbg.open(DEMO)))
     return _DBG[0]
+
+
+def test_print_pretty_setting(chain_core):
+    r = amddbg("-batch", "-ex", "print *(Sample *)0x40000000", "-ex", "set print pretty on", "-ex",
+               "print *(Sample *)0x40000000", "-ex", "show print pretty", str(chain_core[0]))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("$1 = {count = 7, weight = ")
+    assert lines[1:3] == ["$2 = {", "  count = 7,"] and lines[4] == "  tag = {7, 0}" and lines[5] == "}"
+    assert lines[6] == "Pretty formatting of structures is on."

@@ -124,17 +124,21 @@ def write_lane_mask(ctx, op, mask_bits: np.ndarray) -> None:
     if op is None:
         w.vcc = (w.vcc & ~w.mask if w.lanes == 32 else 0) | m
         return
-    bits = 64 if (op.count == 2 or (op.kind is OperandKind.SPECIAL and op.text in ("vcc", "exec"))) else 32
+    # a lane mask is as wide as the wave: GFX10+ wave64 code disassembled without the wave64 attribute (the ELF does
+    # not record it) names a single SGPR where the hardware uses the pair
+    bits = 64 if w.lanes == 64 else 32
+    if op.kind is OperandKind.SPECIAL and op.text == "vcc_lo" and w.lanes == 64:
+        w.vcc = m
+        return
     write_scalar(w, op, m, bits)
 
 
 def read_lane_mask(ctx, op) -> np.ndarray:
     w = ctx.wave
-    if op is None:
+    if op is None or (op.kind is OperandKind.SPECIAL and op.text == "vcc_lo" and w.lanes == 64):
         m = w.vcc
     else:
-        bits = 64 if op.count == 2 or op.text in ("vcc", "exec") else 32
-        m = read_scalar(w, op, bits)
+        m = read_scalar(w, op, 64 if w.lanes == 64 else 32)
     return np.array([(m >> i) & 1 for i in range(w.lanes)], dtype=bool)
 
 

@@ -73,7 +73,8 @@ def _normalise_argv(argv: list[str]) -> list[str]:
 
 # Options of gdb's command line that open the debugger (see amddbg/cli/repl.py).
 GDB_FLAGS = frozenset({"-batch", "--batch", "-ex", "--eval-command", "-x", "--command", "-q", "-quiet", "--quiet",
-                       "-silent", "-nx", "--nx", "--python", "--plugin", "--no-plugins"})
+                       "-silent", "-nx", "--nx", "--python", "--plugin", "--no-plugins", "--json", "--sysroot",
+                       "--solib-search-path"})
 
 
 # Commands that only read their inputs and write to stdout/stderr: when run as a program, they may leave

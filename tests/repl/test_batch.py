@@ -175,3 +175,10 @@ def test_print_pretty_setting(chain_core):
     assert lines[0].startswith("$1 = {count = 7, weight = ")
     assert lines[1:3] == ["$2 = {", "  count = 7,"] and lines[4] == "  tag = {7, 0}" and lines[5] == "}"
     assert lines[6] == "Pretty formatting of structures is on."
+
+
+def test_gdb_options_before_the_file_open_the_debugger():
+    r = amddbg("--json", "-batch", "-ex", "info agents", str(DEMO))
+    assert r.returncode == 0 and json.loads(r.stdout)["agents"][0]["target"] == "gfx90a"
+    r = amddbg("--sysroot", "/nonexistent", "-q", "-batch", "-ex", "info threads", str(DEMO))
+    assert r.returncode == 0 and "AMDGPU Wave 1:1:1:1 (0,0,0)/0" in r.stdout

@@ -281,7 +281,11 @@ def explain_program(program, *, dispatch: int | None = None) -> Explanation:
                    f"at {_where(at[0])}; " + "; ".join(f"wave {t.wave_in_group} is {why}" for t, why in reasons))
         if absent > 0:
             summary += f"; {absent} wave(s) already ended (they dropped out of the barrier)"
-        locs = [_loc(at[0], "waiting at barrier")] + [_loc(t, "missing wave") for t, _ in reasons]
+        locs = [_loc(at[0], "waiting at barrier")]
+        for t, _ in reasons:  # one location per place the missing waves are
+            loc = _loc(t, "missing wave")
+            if not any(x["role"] == loc["role"] and x["pc"] == loc["pc"] for x in locs):
+                locs.append(loc)
         branch = divergent_branch(program, at[0].pc)
         if branch is not None:
             summary += f"; the barrier sits inside the divergent branch at {branch[1]}"
@@ -293,6 +297,7 @@ def explain_program(program, *, dispatch: int | None = None) -> Explanation:
                                 {"expected": expected, "arrived": len(at), "ended": max(absent, 0)}))
     # -- which spins can end
     proven_hang = any(f.kind == "barrier_deadlock" and f.cause == "missing_arrivals" for f in findings)
+    spin_groups: dict[tuple, Finding] = {}
     for num, (t, load, polled) in spin_info.items():
         others = [o for o in waves if o.number != num and o.state not in (WaveState.TRAPPED, WaveState.FAULTED)
                   and o.number not in spin_info]
@@ -317,15 +322,30 @@ def explain_program(program, *, dispatch: int | None = None) -> Explanation:
         if candidates:
             continue  # someone may still write it: not provably stuck
         cause = "writer_blocked" if blocked else "no_writer"
-        summary = (f"wave {t.wave_in_group} of workgroup {tuple(t.workgroup)} polls {where}"
-                   + (f" (value {value} in the core)" if value is not None else "")
-                   + (" and no live wave of the dispatch can store to it" if cause == "no_writer" else
-                      "; its only writers wait at a barrier this wave must reach first"))
-        locs = [_loc(t, "polling load", load.address)] + [_loc(o, "write that never lands", i.address)
-                                                           for o, i in blocked]
-        findings.append(Finding("spin_forever", cause, summary, [_wave_doc(t)], locs,
-                                {"address": where, "value": value}))
+        key = (cause, where, load.address)
+        group = spin_groups.get(key)
+        if group is None:
+            locs = [_loc(t, "polling load", load.address)]
+            seen = set()
+            for o, i in blocked:
+                loc = _loc(o, "write that never lands", i.address)
+                if (loc["file"], loc["line"]) not in seen:
+                    seen.add((loc["file"], loc["line"]))
+                    locs.append(loc)
+            group = spin_groups[key] = Finding("spin_forever", cause, "", [], locs, {"address": where, "value": value})
+            findings.append(group)
+        group.waves.append(_wave_doc(t))
         proven_hang = True
+    for f in spin_groups.values():
+        ws = f.waves
+        who = (f"wave {ws[0]['wave_in_group']}" if len(ws) == 1 else
+               f"{len(ws)} waves ({', '.join(str(w['wave_in_group']) for w in ws[:8])}"
+               f"{', ...' if len(ws) > 8 else ''})")
+        value = f.details["value"]
+        f.summary = (f"{who} of workgroup {tuple(ws[0]['workgroup'] or ())} poll{'s' if len(ws) == 1 else ''} "
+                     f"{f.details['address']}" + (f" (value {value} in the core)" if value is not None else "")
+                     + (" and no live wave of the dispatch can store to it" if f.cause == "no_writer" else
+                        "; the only writers wait at a barrier these waves must reach first"))
     if proven_hang:
         for f in findings:
             if f.kind == "barrier_deadlock" and f.cause == "waits_for_spinning_waves":

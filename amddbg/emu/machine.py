@@ -84,6 +84,9 @@ class Machine:
         self.family = family_of(self.processor)
         self.seed = seed
         self.memory = GlobalMemory()
+        from amddbg.emu.caches import VectorCaches
+
+        self.caches = VectorCaches(self.memory, self.family, self.processor)
         self.load = LOAD_ADDRESS
         self.clock = 0
         self.waves: list[Wave] = []
@@ -406,6 +409,8 @@ class Machine:
             h.update(w.fingerprint())
             h.update(max(0, w.sleep_until - self.clock).to_bytes(8, "little"))
         h.update(self.memory.version.to_bytes(8, "little"))
+        for level in (self.caches.lines, self.caches.gl1):
+            h.update(repr(sorted((k, sorted(lines)) for k, lines in level.items())).encode())
         for g in self.groups:
             h.update(hashlib.blake2b(bytes(g.lds.data), digest_size=8).digest())
             h.update(bytes(sorted(g.arrived)))

@@ -13,12 +13,15 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("gfx90a", "gfx1100")
+TARGETS = ("gfx90a", "gfx1100", "gfx942", "gfx1200")
 # name -> (kernel, grid, block, args, expected status)
 SCENARIOS = {
     "barrier-deadlock": ("barrier_deadlock", "256", "256", ["buf:i32:1", "buf:i32:256"], "hang"),
     "spin-no-writer": ("spin_no_writer", "128", "64", ["buf:i32:1", "buf:i32:128"], "hang"),
     "memory-fault": ("memory_fault", "64", "64", ["buf:i32:64", "i32:60"], "fault"),
+    "spin-wrong-scope": ("spin_wrong_scope", "128", "64", ["buf:i32:1", "buf:i32:64:iota", "buf:i32:128"], "hang"),
+    "spin-right-scope": ("spin_right_scope", "128", "64", ["buf:i32:1", "buf:i32:64:iota", "buf:i32:128"],
+                         "completed"),
     "assert-trap": ("assert_trap", "64", "64", ["buf:i32:64:values=" + ",".join(
         str(-v if v == 37 else v) for v in range(64)), "buf:i32:64"], "trap"),
 }
@@ -48,7 +51,7 @@ def cores() -> None:
                     cmd += ["--arg", a]
                 subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
                 print(out.name)
-        for layout, suffix in (("split", "gpu"), ("unified", "core")):
+        for layout, suffix in (("split", "gpu"), ("unified", "core")) if t in DIVERGENCE_DEMO else ():
             out = HERE / f"divergence-demo-{t}.{suffix}"
             subprocess.run([sys.executable, "-m", "amddbg", "run", str(HERE.parent / "teach" / f"divergence-{t}-O1.co"),
                             "--kernel", "divergence_demo", "--grid", "64", "--block", "64", "--arg",

@@ -51,3 +51,38 @@ __global__ void assert_trap(const int *in, int *out) {
   }
   out[lane] = v * 2;
 }
+
+// spin-wrong-scope: workgroup 0 publishes a flag that workgroup 1 waits for, but both sides use
+// workgroup scope, so nothing makes the store visible to the other compute unit: the consumer keeps reading its
+// stale cached copy. spin-right-scope is the fixed twin (agent scope on both sides).
+__global__ void spin_wrong_scope(int *flag, int *data, int *out) {
+  unsigned lane = lane_x();
+  if (__builtin_amdgcn_workgroup_id_x() == 0) {
+    int sum = 0;
+#pragma clang loop unroll(disable)
+    for (int i = 0; i < 64; i++) sum += data[i];
+    out[lane] = sum;
+    if (lane == 0) __hip_atomic_store(flag, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_WORKGROUP);
+  } else {
+    while (__hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP) == 0) {
+      __builtin_amdgcn_s_sleep(1);
+    }
+    out[64 + lane] = 1;
+  }
+}
+
+__global__ void spin_right_scope(int *flag, int *data, int *out) {
+  unsigned lane = lane_x();
+  if (__builtin_amdgcn_workgroup_id_x() == 0) {
+    int sum = 0;
+#pragma clang loop unroll(disable)
+    for (int i = 0; i < 64; i++) sum += data[i];
+    out[lane] = sum;
+    if (lane == 0) __hip_atomic_store(flag, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+  } else {
+    while (__hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) == 0) {
+      __builtin_amdgcn_s_sleep(1);
+    }
+    out[64 + lane] = 1;
+  }
+}

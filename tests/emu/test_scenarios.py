@@ -26,7 +26,7 @@ EXPECTED = {
 }
 
 
-@pytest.mark.parametrize("target", ["gfx90a", "gfx1100"])
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_run_status(name, target):
     kernel, grid, block, args, status = SCENARIOS[name]
@@ -34,6 +34,21 @@ def test_run_status(name, target):
     m.dispatch(kernel, (int(grid), 1, 1), (int(block), 1, 1), args)
     r = m.run(max_instructions=200_000)
     assert r.status == status, r.reason
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
+def test_wrong_scope_spins_on_a_stale_line(target):
+    """The consumer's workgroup-scope acquire reads its own CU's cached line, which never sees the producer's store
+    (made by a wave of another workgroup, on another CU); the flag is 1 in L2 all along."""
+    kernel, grid, block, args, _ = SCENARIOS["spin-wrong-scope"]
+    m = Machine(SC / f"scenarios-{target}.co")
+    m.dispatch(kernel, (int(grid), 1, 1), (int(block), 1, 1), args)
+    r = m.run(max_instructions=200_000)
+    assert r.status == "hang"
+    flag = m.buffers[0]["address"]
+    assert int.from_bytes(m.memory.read(flag, 4), "little") == 1
+    spinning = [w for w in m.waves if w.state != "ended"]
+    assert spinning and all(w.workgroup == (1, 0, 0) for w in spinning)
 
 
 @pytest.mark.parametrize("suffix", ["gpu", "core"])

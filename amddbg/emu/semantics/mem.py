@@ -167,15 +167,22 @@ def _lane_addresses(ctx, insn, space_hint: str):
     return vdst, vdata, addrs
 
 
-def _access(ctx, space: str, address: int, lane: int, size: int, data: bytes | None = None):
+def _access(ctx, space: str, address: int, lane: int, size: int, data: bytes | None = None,
+            policy: dict | None = None, atomic: bool = False):
     w = ctx.wave
     if space == "flat":
         sub, off = classify_flat(address)
         space, address = sub, off
     if space == "global":
+        caches = ctx.machine.caches
         if data is None:
-            return ctx.mem.read(address, size, [lane])
-        ctx.mem.write(address, data, [lane])
+            if atomic or caches is None:
+                return ctx.mem.read(address, size, [lane])
+            return caches.load(w, address, size, lane, policy or {})
+        if caches is None:
+            ctx.mem.write(address, data, [lane])
+        else:
+            caches.store(w, address, data, lane)
         return None
     if space == "local":
         lds = ctx.machine.lds_of(w)
@@ -209,7 +216,7 @@ def _vmem(kind: str):
             w.ensure_vgprs(vdst.register + n)
             outs = [w.v[vdst.register + i].copy() for i in range(n)]
             for ln, a in addrs.items():
-                data = _access(ctx, space, a, ln, size)
+                data = _access(ctx, space, a, ln, size, policy=policy)
                 if size >= 4:
                     for i in range(n):
                         outs[i][ln] = struct.unpack_from("<I", data, 4 * i)[0]
@@ -328,7 +335,7 @@ def _atomic(ctx, insn, space: str):
     for ln in lanes:
         a = (int(addrs[ln]) + off) & ((1 << 64) - 1)
         rec[ln] = a
-        old = int.from_bytes(_access(ctx, space, a, ln, nb), "little")
+        old = int.from_bytes(_access(ctx, space, a, ln, nb, atomic=True), "little")
         s = int(data[ln]) if data is not None else 0
         if "cmpswap" in op:
             new = s if old == int(cmpv[ln]) else old
@@ -453,7 +460,9 @@ for _sfx in ("dword", "dwordx2", "dwordx3", "dwordx4", "byte", "short", "b8", "b
 @semantic("buffer_wbinvl1_vol", "buffer_wbinvl1", "buffer_inv", "buffer_wbl2", "buffer_invl2", "buffer_gl0_inv",
           "buffer_gl1_inv", "global_inv", "global_wb", "global_wbinv", "s_dcache_inv_vol")
 def cache_control(ctx, insn):
-    """The coherent model of this emulator needs no cache maintenance (docs/emulator.md)."""
+    """Invalidate the wave's vector L1 as the instruction's scope says (amddbg.emu.caches)."""
+    if ctx.machine.caches is not None:
+        ctx.machine.caches.invalidate(ctx.wave, insn.mnemonic, dict(insn.memory.cache_policy) if insn.memory else {})
     ctx.record(MemOp("cache", "global", {}, 0, dict(insn.memory.cache_policy) if insn.memory else {},
                      insn.mnemonic))
 

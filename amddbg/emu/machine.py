@@ -29,6 +29,7 @@ LOAD_ADDRESS = 0x7F00_0000_0000
 ARCHITECTED_FLAT_SCRATCH = ("gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12")
 PACKED_TID = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12")
 QUANTUM = 16
+DYNAMIC_STACK = 1024  # hipLimitStackSize's default, bytes of private stack per work-item
 SNAPSHOT_EVERY = 997
 
 
@@ -159,6 +160,8 @@ class Machine:
         props = kd.kernel_code_properties
         group_fixed = kd.group_segment_fixed_size
         private_size = (kd.private_segment_fixed_size + 3) // 4 * 4
+        if getattr(meta, "uses_dynamic_stack", False):  # recursion or indirect calls: the runtime adds a stack
+            private_size = max(private_size, DYNAMIC_STACK)
         # -- runtime structures
         mem = self.memory
         packet = mem.alloc(64, align=64)

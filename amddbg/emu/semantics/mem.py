@@ -372,6 +372,10 @@ _ATOMIC_NAMES = ["add", "sub", "swap", "cmpswap", "and", "or", "xor", "umin", "u
                  "add_f32", "add_f64", "fadd", "add_u32", "sub_u32", "swap_b32", "cmpswap_b32", "and_b32", "or_b32",
                  "xor_b32", "min_u32", "max_u32", "min_i32", "max_i32", "inc_u32", "dec_u32", "add_u64", "cmpswap_b64",
                  "swap_b64"]
+# GFX11+ spell the 64-bit forms with a type suffix instead of _x2
+_ATOMIC_NAMES += ["sub_u64", "and_b64", "or_b64", "xor_b64", "min_i64", "max_i64", "min_u64", "max_u64", "inc_u64",
+                  "dec_u64"]
+_ATOM.update({"min_u64": _ATOM["umin"], "max_u64": _ATOM["umax"], "min_i64": _ATOM["smin"], "max_i64": _ATOM["smax"]})
 for _n in _ATOMIC_NAMES:
     for _pfx, _sp in (("global", "global"), ("flat", "flat")):
         semantic(f"{_pfx}_atomic_{_n}", f"{_pfx}_atomic_{_n}_x2")(_atomic_sem(_sp))
@@ -485,6 +489,8 @@ def _ds_rw(kind: str, two: bool = False, st64: bool = False):
         mn = insn.mnemonic
         m = re.match(r"ds_(read|write|load|store)2?(st64)?_(\w+)$", mn)
         suffix = m.group(3) if m else "b32"
+        if two:  # GFX11+ ds_load_2addr[_stride64]_b64: the element type is the last part of the name
+            suffix = mn.rsplit("_", 1)[1]
         size = _DS_SIZE.get(suffix, 4)
         signed = suffix.startswith("i")
         addr, vops = _ds_addr(ctx, insn)
@@ -577,9 +583,9 @@ def _ds_atomic(ctx, insn):
         rec[ln] = a
         old = int.from_bytes(lds.read(a, nb, ln), "little")
         s = int(data[ln]) if data is not None else 0
-        if base in ("cmpst", "cmpstore"):
+        if base == "cmpst":  # GFX6-10: DATA0 is the value compared, DATA1 the one stored
             new = int(data2[ln]) if old == s else old
-        elif base == "cmpswap":
+        elif base in ("cmpswap", "cmpstore"):  # GFX11+ renamed it cmpstore and swapped them (store DATA0 if DATA1)
             new = s if old == int(data2[ln]) else old
         elif base in ("add_f", "add_f32"):
             new = _fadd(old, s, bits)
@@ -612,6 +618,8 @@ for _n in ("add", "sub", "rsub", "inc", "dec", "min_i32", "max_i32", "min_u32", 
         semantic(f"ds_{_n}{_t}", f"ds_{_n}_rtn{_t}", f"ds_{_n}{_t}".replace("__", "_"))(_ds_atomic)
         semantic(f"ds_{_n}_rtn{_t}")(_ds_atomic)
 _ATOM["rsub"] = lambda o, s, b: s - o
+for _n in ("min_i64", "max_i64", "min_u64", "max_u64"):  # 64-bit LDS min/max (ds_min_i64, ds_max_rtn_u64, ...)
+    semantic(f"ds_{_n}", f"ds_{_n[:3]}_rtn{_n[3:]}")(_ds_atomic)
 
 
 @semantic("ds_bpermute_b32", "ds_permute_b32")

@@ -9,28 +9,26 @@ import argparse
 import json
 import sys
 
-from amddbg.errors import NotSupported
-
 
 def add_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="CORE", help="a split GPU core, a host + GPU pair, or a unified core")
     p.add_argument("--dispatch", type=int, metavar="ID", help="only this dispatch (ROCgdb dispatch id)")
     p.add_argument("--json", action="store_true", help="print the Explanation as JSON")
     p.add_argument("--assume", action="append", default=[], metavar="CHANGE",
-                   help="what-if change to replay (needs replay: not available yet)")
+                   help="what-if change applied before replay: acquire|release|scope:SCOPE@FILE:LINE, "
+                        "mem:ADDRESS=VALUE[:TYPE], skip-barrier@FILE:LINE (repeatable)")
     p.add_argument("--sysroot", metavar="DIR")
     p.add_argument("--solib-search-path", metavar="PATH")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.assume:
-        raise NotSupported("explain --assume: what-if replay needs the emulator to start from a core's state")
     import amddbg
     from amddbg.replay.explain import explain_program
+    from amddbg.replay.replay import Assumption
     from amddbg.textsafe import safe
 
     prog = amddbg.open(args.files, sysroot=args.sysroot, solib_search_path=args.solib_search_path)
-    exp = explain_program(prog, dispatch=args.dispatch)
+    exp = explain_program(prog, dispatch=args.dispatch, assume=[Assumption.parse(a) for a in args.assume])
     if args.json:
         json.dump(exp.to_json(), sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -41,5 +39,8 @@ def run(args: argparse.Namespace) -> int:
         for loc in f.locations:
             where = f"{loc['file']}:{loc['line']}" if loc.get("file") else loc.get("pc")
             print(f"    {loc['role']}: {safe(loc.get('function') or '??')} at {safe(where)}")
-    print(f"({exp.replay.get('method')})")
+    for a in exp.replay.get("assumed", []):
+        print(f"  assumed: {safe(a)}")
+    r = exp.replay
+    print(f"({r.get('method')}; {r.get('wave_instructions', 0)} wave-instructions replayed in {r.get('seconds', 0)} s)")
     return exp.exit_code

@@ -189,13 +189,30 @@ def _addresses(t, insn) -> dict | None:
 
 
 def _stores_ahead(t):
-    """Stores/atomics the wave can still execute (linear scan to its function's end), with their addresses when
-    the address registers are not redefined on the way; (insn, addresses | None)."""
+    """Stores/atomics the wave can still execute (linear scan to its function's end, then in each caller from the
+    return address: at -O0 a barrier sits in a called function), with their addresses when the address registers
+    are not redefined on the way (innermost frame only); (insn, addresses | None)."""
+    out = _stores_ahead_from(t, t.pc, True)
     try:
-        insns = t.program.disassemble(t.pc)
+        frames = t.frames()
+    except AmddbgError:
+        frames = []
+    seen = {t.pc}
+    for f in frames[1:]:
+        pc = getattr(f, "pc", None)
+        if pc is None or pc in seen or getattr(f, "inline_depth", 0):
+            continue
+        seen.add(pc)
+        out += _stores_ahead_from(t, pc, False)
+    return out
+
+
+def _stores_ahead_from(t, pc: int, innermost: bool):
+    try:
+        insns = t.program.disassemble(pc)
     except AmddbgError:
         return []
-    ahead = [i for i in insns if i.address >= t.pc]
+    ahead = [i for i in insns if i.address >= pc]
     out = []
     for k, i in enumerate(ahead):
         mem = i.memory
@@ -205,7 +222,7 @@ def _stores_ahead(t):
         if mem.is_store and not mem.is_atomic:
             addr_ops = addr_ops[:1] + addr_ops[2:] if len(addr_ops) > 2 else [o for o in addr_ops if o.count == 2]
         between = ahead[:k]
-        if any(_reg_written(between, o) for o in addr_ops):
+        if not innermost or any(_reg_written(between, o) for o in addr_ops):
             out.append((i, None))
         else:
             out.append((i, _addresses(t, i)))
@@ -215,7 +232,8 @@ def _stores_ahead(t):
 # ------------------------------------------------------------------------------------------- the analysis
 
 
-def explain_program(program, *, dispatch: int | None = None) -> Explanation:
+def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
+    """What the saved state alone proves (no replay)."""
     t0 = time.perf_counter()
     waves = program.waves
     if dispatch is not None:
@@ -342,7 +360,10 @@ def explain_program(program, *, dispatch: int | None = None) -> Explanation:
                f"{len(ws)} waves ({', '.join(str(w['wave_in_group']) for w in ws[:8])}"
                f"{', ...' if len(ws) > 8 else ''})")
         value = f.details["value"]
-        f.summary = (f"{who} of workgroup {tuple(ws[0]['workgroup'] or ())} poll{'s' if len(ws) == 1 else ''} "
+        groups = {tuple(w["workgroup"] or ()) for w in ws}
+        where_wg = (f"of workgroup {tuple(ws[0]['workgroup'] or ())}" if len(groups) == 1 else
+                    f"in {len(groups)} workgroups")
+        f.summary = (f"{who} {where_wg} poll{'s' if len(ws) == 1 else ''} "
                      f"{f.details['address']}" + (f" (value {value} in the core)" if value is not None else "")
                      + (" and no live wave of the dispatch can store to it" if f.cause == "no_writer" else
                         "; the only writers wait at a barrier these waves must reach first"))
@@ -365,11 +386,18 @@ def explain_program(program, *, dispatch: int | None = None) -> Explanation:
                                            "method": "static analysis of the saved state; replay not run"})
 
 
-def explain_core(paths, **kw) -> Explanation:
+def explain_core(paths, *, dispatch: int | None = None, assume=(), **kw) -> Explanation:
     import amddbg
 
     prog = amddbg.open(paths, **kw)
     try:
-        return explain_program(prog)
+        return explain_program(prog, dispatch=dispatch, assume=assume)
     finally:
         prog.close()
+
+
+def explain_program(program, *, dispatch: int | None = None, assume=(), replay_budget: int = 60_000) -> Explanation:
+    """Static analysis of the core, then replay of its stuck dispatch (see amddbg.replay.analysis)."""
+    from amddbg.replay.analysis import explain_with_replay
+
+    return explain_with_replay(program, dispatch=dispatch, assume=assume, budget=replay_budget)

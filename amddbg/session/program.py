@@ -541,8 +541,9 @@ class Program:
             return lco.instructions(lo, lo + f.size)
         return lco.instructions(start, end)
 
-    def in_polling_loop(self, address: int) -> bool:
-        """Is `address` inside a backward-branch loop whose body loads memory (a spin-wait)?"""
+    def in_polling_loop(self, address: int, *, sleeps: bool = False) -> bool:
+        """Is `address` inside a backward-branch loop whose body loads memory (a spin-wait)? With `sleeps`, the
+        body must also contain an `s_sleep` (a spin-wait wherever in it the wave stopped)."""
         lco = self.code_object_at(address)
         if lco is None:
             return False
@@ -555,7 +556,8 @@ class Program:
             t = br.branch_target
             if br.is_branch and t is not None and t <= address <= br.address:
                 body = [i for i in insns if t <= i.address <= br.address]
-                if any(i.memory is not None and i.memory.is_load for i in body):
+                if any(i.memory is not None and i.memory.is_load for i in body) and \
+                        (not sleeps or any(i.mnemonic.startswith("s_sleep") for i in body)):
                     return True
         return False
 

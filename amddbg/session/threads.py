@@ -173,6 +173,8 @@ class WaveThread(Thread):
                 if self.program.in_polling_loop(self.pc):
                     return WaveState.SPINNING, f"{i.text} in a loop that polls memory"
                 return WaveState.SLEEPING, i.text
+        if self.program.in_polling_loop(self.pc, sleeps=True):
+            return WaveState.SPINNING, "in a loop that polls memory and sleeps"
         if self.wave.status & STATUS_HALT:
             return WaveState.HALTED, "STATUS.HALT is set"
         if self.wave.stopped:

@@ -31,12 +31,18 @@ DIVERGENCE_DEMO = {"gfx90a": 53, "gfx1100": 132}
 
 
 def build() -> None:
+    """-O2 objects (the checked-in cores come from them) and -O0 objects (tests run them to cores at test time:
+    -O0 code keeps pointers on the stack and barriers in called functions)."""
     for t in TARGETS:
-        out = HERE / f"scenarios-{t}.co"
-        subprocess.run(["clang-22", "-x", "hip", f"--offload-arch={t}", "-nogpulib", "-nogpuinc", "--cuda-device-only",
-                        "--no-gpu-bundle-output", "-g", "-O2", "-fdebug-compilation-dir=/amddbg",
-                        "-cuid=amddbg-scenarios", "corefiles/scenarios/scenarios.hip", "-o", str(out)], check=True,
-                       cwd=HERE.parents[1])  # a relative source path keeps the DWARF paths reproducible
+        for opt, out in (("-O2", HERE / f"scenarios-{t}.co"), ("-O0", HERE / f"scenarios-{t}-O0.co")):
+            _compile(t, opt, out)
+
+
+def _compile(t: str, opt: str, out: Path) -> None:
+    subprocess.run(["clang-22", "-x", "hip", f"--offload-arch={t}", "-nogpulib", "-nogpuinc", "--cuda-device-only",
+                    "--no-gpu-bundle-output", "-g", opt, "-fdebug-compilation-dir=/amddbg",
+                    "-cuid=amddbg-scenarios", "corefiles/scenarios/scenarios.hip", "-o", str(out)], check=True,
+                   cwd=HERE.parents[1])  # a relative source path keeps the DWARF paths reproducible
 
 
 def cores() -> None:

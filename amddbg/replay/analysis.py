@@ -1,0 +1,480 @@
+"""The hang explainer: static analysis of the core, then replay of its stuck dispatch in the emulator.
+
+Order of reasoning (each step only adds what the previous could not prove):
+1. `static_explanation` reads the saved state: traps and faults, barrier waits with their missing waves,
+   spin-waits nobody can end (``no_writer``, ``writer_blocked``).
+2. A dispatch that stopped at a fault or trap is explained by that; nothing runs after it on hardware.
+3. Replay (`amddbg.replay.replay`) runs the waves forward from the core with every cache empty — the most
+   visible order the memory model allows:
+   - the machine state repeats or no wave can move: the hang is proven for this machine; the findings are the
+     static ones, or (when the core alone proved nothing) those of the replayed final state;
+   - every wave ends: the core is slow, not stuck — unless a spinning wave only got out because replay let it
+     see a write its own load could not: its polling load acquires at a scope that does not include the writer
+     (a wave of another workgroup) and the wave's saved registers show it last read another value. That is
+     ``spin_forever`` / ``not_visible``: replay pins the wave's cache line to the value it read (an order the
+     model allows) to show it spins forever, then replays the fix (acquire at agent scope at the polling load)
+     and reports whether the loop then ends;
+   - the budget runs out: ``unknown``, with how far replay went.
+4. `--assume` changes are applied before replay; the verdict then answers "does the hang go away?".
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+from amddbg.errors import AmddbgError, UsageError
+from amddbg.isa.model import OperandKind
+from amddbg.replay.explain import Explanation, Finding, _addresses, _loc, _loop_of, _wave_doc, static_explanation
+from amddbg.session.threads import WaveState
+
+NARROW = ("wavefront", "workgroup")
+
+
+def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budget: int = 60_000) -> Explanation:
+    from amddbg.replay.fromcore import ReplayUnavailable
+    from amddbg.replay.replay import Assumption, replay
+
+    t0 = time.perf_counter()
+    assumptions = [a if isinstance(a, Assumption) else Assumption.parse(a) for a in assume]
+    static = static_explanation(program, dispatch=dispatch)
+    info = {"wave_instructions": 0, "seconds": 0.0}
+    if static.verdict in ("fault", "trap") and not assumptions:
+        info["method"] = "static analysis; the dispatch stopped at a fault or trap, so nothing runs after it"
+        return _done(static, info, t0)
+    if not program.waves:
+        static.verdict = "no_hang"
+        info["method"] = "the core holds no GPU wave"
+        return _done(static, info, t0)
+    spinners = _spinners(program, dispatch)
+    watch = {num: sp["loop"] for num, sp in spinners.items()}
+    try:
+        r = replay(program, dispatch=dispatch, watch=watch, max_instructions=budget)
+    except ReplayUnavailable as exc:
+        info["method"] = f"static analysis only: replay cannot start ({exc})"
+        return _done(static, info, t0)
+    info.update(wave_instructions=r.wave_instructions, status=r.status, reason=r.reason)
+    nv, pins = _not_visible(program, spinners, r, dispatch, budget, info) if r.status == "completed" else ([], {})
+    if assumptions:  # replay the what-if under the visibility order the core shows (stale lines stay stale)
+        r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, watch=watch, max_instructions=budget)
+        info["wave_instructions"] += r.wave_instructions
+        info.update(status=r.status, reason=r.reason, assumed=r.applied)
+        nv = []
+    if r.status == "completed":
+        if nv:
+            static.findings = [f for f in static.findings if f.kind != "spin_forever"] + nv
+            for f in static.findings:
+                if f.kind == "barrier_deadlock":
+                    f.cause = "missing_arrivals"
+            static.verdict = "hang"
+            info["method"] = ("replay from the core: with the written value visible the spin ends; the wave's "
+                              "load cannot see it (scope), so under the order the model allows it spins forever")
+            return _done(static, info, t0)
+        exp = Explanation("no_hang", [], {})
+        exp.findings.append(Finding("no_hang", "assumption_fixes_it" if assumptions else "slow_not_stuck",
+                                    ("with " + "; ".join(a.text for a in assumptions) + " every wave ends"
+                                     if assumptions else "replay from the core ran every wave to its end: the "
+                                     "dispatch was slow, not stuck") + f" ({r.wave_instructions} wave-instructions)",
+                                    [], [], {}))
+        info["method"] = "replay from the core"
+        return _done(exp, info, t0)
+    if r.status == "hang":
+        info["method"] = "replay from the core: " + r.reason
+        if not assumptions and static.verdict in ("hang", "unknown", "no_hang"):
+            exp = static
+            exp.findings += _dynamic_spins(program, r, exp.findings)
+            for f in exp.findings:
+                if f.kind == "barrier_deadlock":
+                    f.cause = "missing_arrivals"  # replay proved nobody else will arrive
+            if exp.findings:
+                exp.verdict = "hang"
+                return _done(exp, info, t0)
+        found = _explain_replayed(r, dispatch)
+        found.verdict = "hang" if found.verdict in ("hang", "unknown") else found.verdict
+        if not found.findings:
+            found.findings.append(Finding("hang", "state_repeats", f"replay from the core: {r.reason}", [], [], {}))
+        return _done(found, info, t0)
+    if r.status in ("fault", "trap") and static.verdict == "hang" and not assumptions:
+        # the core already proves the hang; a replay fault on memory the core does not hold (a lightweight core,
+        # or a hand-made one) is no reason to doubt it
+        info["method"] = (f"static analysis of the saved state; replay stopped after {r.wave_instructions} "
+                          f"wave-instructions ({r.reason}; is that memory in the core?)")
+        return _done(static, info, t0)
+    if r.status in ("fault", "trap"):
+        found = Explanation(r.status, _stopped_findings(r), {})
+        info["method"] = "replay from the core ran into a " + r.status
+        return _done(found, info, t0)
+    # limit or unsupported: keep what the core alone proves
+    info["method"] = (f"static analysis; replay stopped ({r.reason}) after {r.wave_instructions} "
+                      "wave-instructions without an answer")
+    return _done(static, info, t0)
+
+
+def _done(exp: Explanation, info: dict, t0: float) -> Explanation:
+    info["seconds"] = round(time.perf_counter() - t0, 4)
+    exp.replay = info
+    return exp
+
+
+def _explain_replayed(r, dispatch) -> Explanation:
+    """Static analysis of the replayed final state (written as a core and reopened)."""
+    import amddbg
+
+    fd, path = tempfile.mkstemp(suffix=".gpu", prefix="amddbg-replay-")
+    os.close(fd)
+    try:
+        r.machine.write_core(path)
+        prog = amddbg.open(path)
+        try:
+            return static_explanation(prog)
+        finally:
+            prog.close()
+    finally:
+        os.unlink(path)
+
+
+def _stopped_findings(r) -> list[Finding]:
+    """Faults and traps replay ran into, from the emulator's waves (their core threads give the source)."""
+    from amddbg.teach.divergence import lane_ranges
+
+    groups: dict = {}
+    for w, t in r.state.threads.items():
+        if w.state not in ("faulted", "trapped"):
+            continue
+        groups.setdefault((w.state, w.reason, w.pc), []).append((w, t))
+    out = []
+    for (state, reason, pc), members in groups.items():
+        w, t = members[0]
+        kind = "trap" if state == "trapped" else "memory_violation"
+        loc = _loc(t, "trap" if kind == "trap" else "faulting access", pc)
+        where = f"{os.path.basename(loc['file'])}:{loc['line']}" if loc.get("file") else f"{pc:#x}"
+        waves = [{"workgroup": list(x.workgroup), "wave_in_group": x.wave_in_group,
+                  "lanes": lane_ranges(x.exec, x.lanes), "thread": y.number, "target_id": y.target_id}
+                 for x, y in members]
+        if kind == "trap":
+            from amddbg.core.arch import TRAP_IDS
+
+            cause = TRAP_IDS.get(w.trap_id, f"trap_{w.trap_id}") if w.trap_id else "trap"
+        else:
+            cause = "address_error"
+        out.append(Finding(kind, cause, f"replay from the core reaches this: {len(members)} wave(s) "
+                           f"{'trap' if kind == 'trap' else 'fault'} at {where}: {reason}", waves, [loc],
+                           {"found_by": "replay", "reason": reason}))
+    return out
+
+
+# ------------------------------------------------------------------------------------------- spin-waits
+
+
+def _spinners(program, dispatch) -> dict:
+    """Spinning waves: thread number -> {thread, loop (lo, hi), load, polled {lane: address}}."""
+    out = {}
+    for t in program.waves:
+        if dispatch is not None and dispatch not in (t.dispatch_handle, t.dispatch_id):
+            continue
+        if t.state not in (WaveState.SPINNING, WaveState.SLEEPING, WaveState.RUNNING):
+            continue
+        loop, body = _loop_of(program, t.pc)
+        if loop is None:
+            continue
+        loads = [i for i in body if i.memory is not None and i.memory.is_load and
+                 i.memory.space.value in ("global", "flat")]
+        if not loads:
+            continue
+        out[t.number] = {"thread": t, "loop": loop, "body": body, "load": loads[0],
+                         "polled": _addresses(t, loads[0]) or {}}
+    return out
+
+
+def _dynamic_spins(program, r, static_findings) -> list[Finding]:
+    """Spin findings for the waves the replay saw polling (the loads they kept repeating until the state repeated)
+    that the saved registers alone could not explain (e.g. -O0 code reloading the flag pointer from the stack)."""
+    from collections import Counter
+
+    from amddbg.replay.explain import _stores_ahead
+
+    covered = {(tuple(w["workgroup"] or ()), w["wave_in_group"]) for f in static_findings
+               if f.kind == "spin_forever" for w in f.waves}
+    threads = {t.number: t for t in program.waves}
+    at_barrier = [t for t in program.waves if t.state is WaveState.AT_BARRIER]
+    groups: dict = {}
+    for w, t in r.state.threads.items():
+        if w.state not in ("ready", "sleeping") or (tuple(t.workgroup or ()), t.wave_in_group) in covered:
+            continue
+        seen = r.loads.get(t.number) or []
+        if len(seen) < 2:
+            continue
+        (pc, address), n = Counter(seen).most_common(1)[0]
+        if n < 2:
+            continue
+        blocked = []
+        for o in at_barrier:
+            if o.workgroup != t.workgroup:
+                continue
+            for insn, addrs in _stores_ahead(o):
+                if addrs is None or address in set(addrs.values()):
+                    blocked.append((o, insn))
+        src = program.symbolize(pc)
+        line = src[0].line if src else None
+        blocked = [(o, i) for o, i in blocked if i.memory.is_atomic or not program.symbolize(i.address) or
+                   program.symbolize(i.address)[0].line != line]
+        key = ("writer_blocked" if blocked else "no_writer", address, line if line else pc)
+        groups.setdefault(key, {"waves": [], "blocked": blocked, "thread": threads[t.number], "pc": pc}
+                          )["waves"].append(t)
+    out = []
+    for (cause, address, _where), g in groups.items():
+        t, pc = g["thread"], g["pc"]
+        locs = [_loc(t, "polling load", pc)]
+        seen_lines = set()
+        for o, i in g["blocked"]:
+            loc = _loc(o, "write that never lands", i.address)
+            if (loc["file"], loc["line"]) not in seen_lines:
+                seen_lines.add((loc["file"], loc["line"]))
+                locs.append(loc)
+        try:
+            value = int.from_bytes(program.read("global", address, 4), "little")
+        except AmddbgError:
+            value = None
+        ws = g["waves"]
+        wgs = {tuple(x.workgroup or ()) for x in ws}
+        who = f"wave {ws[0].wave_in_group}" if len(ws) == 1 else f"{len(ws)} waves"
+        where = f"of workgroup {next(iter(wgs))}" if len(wgs) == 1 else f"in {len(wgs)} workgroups"
+        summary = (f"{who} {where} keep polling {address:#x}" + (f" (value {value} in the core)" if value is not None
+                                                               else "")
+                   + (": the only writers wait at a barrier these waves must reach first" if cause == "writer_blocked"
+                      else ": replay ran every other wave on and none stores to it"))
+        out.append(Finding("spin_forever", cause, summary, [_wave_doc(x) for x in ws], locs,
+                           {"address": f"{address:#x}", "value": value, "found_by": "replay"}))
+    return out
+
+
+def _last_read(t, load, body) -> int | None:
+    """The value the wave's polling load last returned, when its destination register still holds it (no other
+    instruction of the loop writes it): first active lane, as a 32-bit word."""
+    dest = next((o for o in load.operands if o.is_dest and o.kind is OperandKind.VGPR), None)
+    if dest is None or not t.active_lanes:
+        return None
+    for i in body:
+        if i.address == load.address:
+            continue
+        for o in i.operands:
+            if o.is_dest and o.kind is OperandKind.VGPR and o.register is not None and \
+                    o.register <= dest.register < o.register + o.count:
+                return None
+    try:
+        return t.registers.read_named(f"v{dest.register}", lane=t.active_lanes[0]) & 0xFFFFFFFF
+    except AmddbgError:
+        return None
+
+
+def _acquire_scope(program, t, load) -> tuple[str, str]:
+    """(scope, how we know) of the polling load's acquire, from the lifted code sequence."""
+    processor = program.code_object_at(t.pc).processor.split(":")[0]
+    try:
+        from amddbg.replay.lift import lift_at
+
+        insns = program.disassemble(t.pc)
+        op = lift_at(insns, processor, load.address)
+        if op is not None and op.scope != "unknown":
+            return op.scope, (op.rows[0] if op.rows else f"{op.order} {op.kind} at {op.scope} scope")
+    except ImportError:
+        return _scope_from_bits(processor, load)
+    except AmddbgError:
+        pass
+    return "unknown", "no memory-model code sequence matches the polling load"
+
+
+def _scope_from_bits(processor: str, load) -> tuple[str, str]:
+    """The widest cache the load's policy bits reach (used only while the lifter is absent)."""
+    p = load.memory.cache_policy
+    if processor.startswith("gfx12"):
+        wide = int(p.get("scope", 0) or 0) >= 2
+    elif processor.startswith(("gfx94", "gfx95")):
+        wide = bool(p.get("sc1"))
+    elif processor.startswith(("gfx10", "gfx11")):
+        wide = bool(p.get("dlc"))
+    else:
+        wide = bool(p.get("glc"))
+    return ("agent" if wide else "workgroup"), "the load's cache-policy bits"
+
+
+def _writers(program, t, load) -> list:
+    """Atomic stores and RMWs of the spinner's function that may write the polled location (same kernel-argument
+    pointer where the code shows it), with their lifted release scope: [(insn, scope)]."""
+    processor = program.code_object_at(t.pc).processor.split(":")[0]
+    try:
+        insns = program.disassemble(t.pc)
+    except AmddbgError:
+        return []
+    want = _pointer_origin(insns, load)
+    ops = {}
+    try:
+        from amddbg.replay.lift import lift
+
+        for op in lift(insns, processor):
+            ops[op.pc] = op
+    except ImportError:
+        pass
+    out = []
+    for i in insns:
+        mem = i.memory
+        if mem is None or not (mem.is_store or mem.is_atomic) or mem.space.value not in ("global", "flat"):
+            continue
+        origin = _pointer_origin(insns, i)
+        if want is not None and origin is not None and origin != want:
+            continue
+        op = ops.get(i.address)
+        if op is not None and op.order == "non_atomic":
+            continue
+        out.append((i, op.scope if op is not None else "unknown"))
+    return out
+
+
+def _stored_constant(insns, store) -> int | None:
+    """The constant a store writes, when its data register was last set by a move of an immediate."""
+    data = [o for o in store.operands if not o.is_dest and o.kind is OperandKind.VGPR]
+    if len(data) < 2:
+        return None
+    reg = data[-1]
+    for i in reversed([x for x in insns if x.address < store.address]):
+        for o in i.operands:
+            if o.is_dest and o.kind is OperandKind.VGPR and o.register is not None and \
+                    o.register <= reg.register < o.register + o.count:
+                if i.mnemonic.startswith("v_mov_b32"):
+                    src = [x for x in i.operands if not x.is_dest]
+                    if src and src[0].kind in (OperandKind.INLINE, OperandKind.LITERAL) and \
+                            isinstance(src[0].value, int):
+                        return src[0].value & 0xFFFFFFFF
+                return None
+    return None
+
+
+def likely_writers(program, t, writers: list, value: int | None, poll_line: int | None) -> list:
+    """Narrow the stores that may have written the polled location: drop plain stores on the polling load's own
+    line (they keep what the loop read), prefer stores of the constant memory now holds, keep at most three."""
+    try:
+        insns = program.disassemble(t.pc)
+    except AmddbgError:
+        insns = []
+    keep = []
+    for i, scope in writers:
+        src = program.symbolize(i.address)
+        line = src[0].line if src else None
+        if poll_line is not None and line == poll_line and not i.memory.is_atomic:
+            continue
+        keep.append((i, scope))
+    if value is not None:
+        exact = [(i, sc) for i, sc in keep if _stored_constant(insns, i) == value]
+        if exact:
+            keep = exact
+    return keep[:3]
+
+
+def _pointer_origin(insns, insn):
+    """Where the base SGPR pair of a global access was loaded from: (base SGPR of the s_load, offset), or None."""
+    import re
+
+    base = next((o for o in insn.operands if not o.is_dest and o.kind is OperandKind.SGPR and o.count == 2), None)
+    if base is None:
+        return None
+    before = [i for i in insns if i.address < insn.address]
+    for i in reversed(before):
+        for o in i.operands:
+            if o.is_dest and o.kind is OperandKind.SGPR and o.register is not None and \
+                    o.register <= base.register < o.register + o.count:
+                if not i.mnemonic.startswith("s_load"):
+                    return None
+                src = next((x for x in i.operands if not x.is_dest and x.kind is OperandKind.SGPR), None)
+                m = re.search(r",\s*(0x[0-9a-fA-F]+|\d+)\s*$", i.text)
+                off = int(m.group(1), 0) if m else 0
+                return (src.register if src else None, off + 4 * (base.register - o.register))
+    return None
+
+
+def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) -> tuple[list[Finding], dict]:
+    """Spinners that left their loop in the fully visible replay but whose own load cannot see the write; and the
+    stale lines that keep them spinning ({core thread number: (address, bytes)}) for what-if replays."""
+    from amddbg.replay.replay import Assumption, replay
+
+    groups: dict = {}
+    for num, sp in spinners.items():
+        if num not in r.left:
+            continue
+        t, load = sp["thread"], sp["load"]
+        polled = sp["polled"]
+        lo, hi = sp["loop"]
+        dyn = [(pc, a) for pc, a in r.loads.get(num, []) if lo <= pc <= hi]
+        if dyn:  # the load replay saw the wave make in its loop (at -O0 the first load reloads the pointer)
+            pc0, address = dyn[0]
+            load = program.instruction_at(pc0) or load
+        elif polled:
+            address = polled[t.active_lanes[0]] if t.active_lanes and t.active_lanes[0] in polled else \
+                next(iter(polled.values()))
+        else:
+            continue
+        scope, how = _acquire_scope(program, t, load)
+        if scope not in NARROW:
+            continue  # an acquire at agent/system scope sees any release of the agent: slow, not stuck
+        try:
+            now = int.from_bytes(program.read("global", address, 4), "little")
+        except AmddbgError:
+            continue
+        seen = _last_read(t, load, sp["body"])
+        same_group_writer = any(o.workgroup == t.workgroup and o.number != num and o.state not in
+                                (WaveState.TRAPPED, WaveState.FAULTED) for o in program.waves
+                                if o.number not in spinners)
+        if seen == now or same_group_writer:
+            continue
+        poll_src = program.symbolize(load.address)
+        writers = likely_writers(program, t, _writers(program, t, load), now,
+                                 poll_src[0].line if poll_src else None)
+        groups.setdefault((address, load.address), []).append((t, sp, scope, how, now, seen, writers))
+    findings = []
+    pins: dict = {}
+    for (address, load_pc), members in groups.items():
+        t, sp, scope, how, now, seen, writers = members[0]
+        pinned = seen if seen is not None else 0  # the value before the write is not in the core: assume 0
+        stale = {m[0].number: (address, pinned.to_bytes(4, "little")) for m in members}
+        stuck = replay(program, dispatch=dispatch, stale=stale, watch={m[0].number: m[1]["loop"] for m in members},
+                       max_instructions=budget)
+        info["wave_instructions"] = info.get("wave_instructions", 0) + stuck.wave_instructions
+        if any(m[0].number in stuck.left for m in members):
+            continue  # even with the stale line it gets out: not this cause
+        pins.update(stale)
+        load_loc = _loc(t, "polling load", load_pc)
+        fix = [f"acquire:agent@{load_loc['file']}:{load_loc['line']}"] if load_loc.get("file") else []
+        locs = [load_loc]
+        wtext = []
+        for i, wscope in writers:
+            loc = _loc(t, "write that never becomes visible", i.address)
+            if not any(x["line"] == loc["line"] and x["role"] == loc["role"] for x in locs):
+                locs.append(loc)
+                wtext.append(f"{os.path.basename(loc['file'] or '?')}:{loc['line']} ({wscope} scope)")
+            if loc.get("file") and wscope in NARROW:
+                fix.append(f"release:agent@{loc['file']}:{loc['line']}")
+        fixed = None
+        if fix:
+            try:
+                good = replay(program, dispatch=dispatch, stale=stale, assume=[Assumption.parse(x) for x in fix],
+                              watch={m[0].number: m[1]["loop"] for m in members}, max_instructions=budget)
+                info["wave_instructions"] += good.wave_instructions
+                fixed = all(m[0].number in good.left for m in members)
+            except UsageError:
+                fixed = None
+        who = (f"wave {members[0][0].wave_in_group}" if len(members) == 1 else
+               f"{len(members)} waves ({', '.join(str(m[0].wave_in_group) for m in members[:8])})")
+        wg = tuple(t.workgroup or ())
+        last = (f"the load last returned {seen}" if seen is not None else
+                f"the load's last value is not in the registers (replay pins {pinned})")
+        summary = (f"{who} of workgroup {wg} poll{'s' if len(members) == 1 else ''} {address:#x}: memory holds "
+                   f"{now} but {last}; it acquires at {scope} scope ({how}), which does not "
+                   f"make another workgroup's write visible"
+                   + (f"; the write at {', '.join(wtext)}" if wtext else "; no store of this kernel to it is in view")
+                   + "; needs release and acquire at agent scope")
+        if fixed is not None:
+            summary += (f"; replay with {' and '.join(fix)}: the loop {'ends' if fixed else 'still spins'}")
+        findings.append(Finding("spin_forever", "not_visible", summary, [_wave_doc(m[0]) for m in members], locs,
+                                {"address": f"{address:#x}", "value": now, "last_read": seen, "pinned": pinned,
+                                 "load_scope": scope, "needed_scope": "agent", "fix": fix, "fix_verified": fixed}))
+    return findings, pins

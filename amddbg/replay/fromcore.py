@@ -1,0 +1,226 @@
+"""Rebuild an emulator `Machine` from a core, so replay can run the stuck dispatch's waves forward.
+
+The core gives everything a wave needs to continue: the code object (from the runtime's link map, at its load
+address), the dispatch packet (grid, workgroup size, kernarg address, private segment size), each wave's saved
+registers (SGPRs with the VCC/flat_scratch alias slots, VGPRs, AccVGPRs, EXEC, M0, MODE, STATUS.SCC, TTMPs), its
+scratch slot (the debugger's `private_wave` base) and its workgroup's LDS. Global memory is *not* copied: pages are
+read from the core the first time the emulator touches them (cores can be 100+ GB), and a page the core does not
+hold is unmapped, so an access to it is reported, never invented.
+
+Waves that ended before the dump are absent from a core; their workgroup still counts them (work-group size /
+wave size), so they are recreated as ended waves — they drop out of the workgroup barrier as the hardware's ended
+waves do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from amddbg.emu.machine import Machine, Workgroup, family_of
+from amddbg.emu.memory import LDS, PAGE
+from amddbg.emu.wave import ENDED, FAULTED, READY, TRAPPED, WAITING_BARRIER, Wave
+from amddbg.errors import AmddbgError, Unavailable
+from amddbg.session.threads import WaveState
+from amddbg.target import AddressSpace
+
+
+class ReplayUnavailable(AmddbgError):
+    """The core lacks something replay needs (the dispatch packet, the code object, the kernel descriptor)."""
+
+
+class CorePages(dict):
+    """`GlobalMemory.pages` that reads a page from the core the first time it is touched."""
+
+    def __init__(self, memory, pages: dict) -> None:
+        super().__init__(pages)
+        self._memory = memory
+        self._absent: set[int] = set()
+        self.partial: set[int] = set()  # pages of which only some 256-byte chunks are in the core
+
+    def _fetch(self, key: int) -> bytearray | None:
+        if key in self._absent or key < 0:
+            return None
+        base = key * PAGE
+        try:
+            data = bytearray(self._memory.read(AddressSpace.GLOBAL, base, PAGE))
+        except (Unavailable, AmddbgError, ValueError, OverflowError):
+            data = bytearray(PAGE)
+            got = False
+            for off in range(0, PAGE, 256):
+                try:
+                    data[off:off + 256] = self._memory.read(AddressSpace.GLOBAL, base + off, 256)
+                    got = True
+                except (Unavailable, AmddbgError, ValueError, OverflowError):
+                    pass
+            if not got:
+                self._absent.add(key)
+                return None
+            self.partial.add(key)
+        dict.__setitem__(self, key, data)
+        return data
+
+    def get(self, key, default=None):
+        try:
+            return dict.__getitem__(self, key)
+        except KeyError:
+            data = self._fetch(key)
+            return default if data is None else data
+
+    def __missing__(self, key):
+        data = self._fetch(key)
+        if data is None:
+            raise KeyError(key)
+        return data
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self, key) or self._fetch(key) is not None
+
+
+@dataclass
+class CoreReplayState:
+    """What `machine_from_program` built, and how the machine's waves map back to the core's threads."""
+
+    machine: Machine
+    dispatch: object
+    threads: dict = field(default_factory=dict)  # emulator Wave -> session WaveThread
+    notes: list[str] = field(default_factory=list)
+
+
+def stuck_dispatch(program, dispatch: int | None = None):
+    """The dispatch to replay: the one named (ROCgdb handle or AQL packet id), else the one with most waves."""
+    waves = [t for t in program.waves if t.dispatch is not None]
+    if dispatch is not None:
+        waves = [t for t in waves if dispatch in (t.dispatch_handle, t.dispatch_id)]
+    if not waves:
+        raise ReplayUnavailable("no wave of the core belongs to a dispatch whose packet is in the core"
+                                + (f" (dispatch {dispatch})" if dispatch is not None else ""))
+    counts: dict = {}
+    for t in waves:
+        counts.setdefault(id(t.dispatch), []).append(t)
+    return max(counts.values(), key=len)
+
+
+def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0) -> CoreReplayState:
+    threads = stuck_dispatch(program, dispatch)
+    d = threads[0].dispatch
+    if d.packet is None:
+        raise ReplayUnavailable("the dispatch packet is not in the core")
+    lco = program.code_object_at(threads[0].pc) or program.code_object_at(d.kernel_object or 0)
+    if lco is None:
+        raise ReplayUnavailable(f"no loaded code object contains the waves' PC {threads[0].pc:#x}")
+    m = Machine(lco.codeobj, seed=seed, load_address=lco.load_address)
+    m.memory.pages = CorePages(program.core.memory, m.memory.pages)
+    top = max((k for k in m.memory.pages), default=0) * PAGE
+    m.memory.next_alloc = max(m.memory.next_alloc, top + 16 * PAGE)
+    kernel = None
+    for k in m.co.kernels:
+        if k.descriptor is not None and lco.load_address + k.descriptor.address == d.kernel_object:
+            kernel = k
+    state = CoreReplayState(m, d)
+    if kernel is None:
+        state.notes.append("the dispatch's kernel descriptor is not a kernel of the code object")
+    m.kernel = kernel
+    grid, block = d.grid_size, d.workgroup_size
+    lanes = threads[0].lanes
+    m.lanes = lanes
+    private = d.packet.get("private_segment_size", 0)
+    m.dispatch_info = {"kernel": kernel.name if kernel else None, "grid": grid, "block": block,
+                       "packet": d.packet_address, "kernarg": d.kernarg_address, "private_size": private,
+                       "group_segment_size": d.packet.get("group_segment_size", 0),
+                       "kernel_object": d.kernel_object, "scratch": 0, "from_core": True}
+    by_group: dict = {}
+    for t in threads:
+        if t.workgroup is None or t.wave_in_group is None:
+            state.notes.append(f"thread {t.number}: no work-group position in the core; not replayed")
+            continue
+        by_group.setdefault(tuple(t.workgroup), []).append(t)
+    processor = m.processor
+    family = family_of(processor)
+    vgpr_rows = 0
+    index = 0
+    for gi, (g, ts) in enumerate(sorted(by_group.items(), key=lambda kv: (kv[0][2], kv[0][1], kv[0][0]))):
+        size = tuple(min(block[i], grid[i] - g[i] * block[i]) for i in range(3))
+        items = size[0] * size[1] * size[2]
+        expected = -(-items // lanes)
+        lds = LDS(max(int(m.dispatch_info["group_segment_size"] or 0), 0))
+        wg = Workgroup(g, size, lds)
+        m.groups.append(wg)
+        leader = ts[0]
+        try:
+            data = leader.wave.memory.read(AddressSpace.LOCAL, 0, len(lds.data)) if len(lds.data) else b""
+            lds.data[:len(data)] = data
+        except AmddbgError as exc:
+            state.notes.append(f"workgroup {g}: LDS not in the core ({exc}); replay starts it zeroed")
+        present = {t.wave_in_group: t for t in ts}
+        for wi in range(max(expected, max(present) + 1)):
+            t = present.get(wi)
+            rows = len(t.registers.vgprs) if t is not None and t.wave.vgprs_available else 0
+            vgpr_rows = max(vgpr_rows, rows)
+            w = Wave(family=family, processor=processor, lanes=lanes, vgprs=max(rows, 1), workgroup=g,
+                     wave_in_group=wi, group_key=gi, index=index)
+            index += 1
+            w.private_size = private
+            if t is None:
+                w.state, w.reason = ENDED, "ended before the core was written"
+            else:
+                _load_wave(w, t, m, state)
+                state.threads[w] = t
+                if w.state == WAITING_BARRIER:
+                    wg.arrived.add(wi)
+            wg.waves.append(w)
+            m.waves.append(w)
+    if not state.threads:
+        raise ReplayUnavailable("no wave of the dispatch could be rebuilt from the core")
+    return state
+
+
+def _load_wave(w: Wave, t, m: Machine, state: CoreReplayState) -> None:
+    regs = t.registers
+    core = t.wave
+    s = list(core.sgprs)
+    w.s[:len(s)] = [x & 0xFFFFFFFF for x in s[:128]]
+    try:
+        w.vcc = regs.vcc
+    except AmddbgError:
+        w.vcc = 0
+        state.notes.append(f"thread {t.number}: VCC is not in the saved SGPRs; replay starts it at 0")
+    if w.family == "gfx9" and len(s) >= 104:
+        w.flat_scratch = s[102] | s[103] << 32
+    if core.vgprs_available:
+        w.v = np.array(core.vgprs, dtype=np.uint32).reshape(-1, w.lanes) if core.vgprs else w.v
+    else:
+        state.notes.append(f"thread {t.number}: the wave released its VGPRs (STATUS.no_vgprs)")
+    acc = core.accvgprs
+    if acc:
+        w.a = np.array(acc, dtype=np.uint32).reshape(-1, w.lanes)
+    w.exec = t.exec
+    w.m0 = core.m0
+    w.mode = core.mode
+    w.status = core.status
+    w.scc = core.status & 1
+    w.trapsts = core.trapsts or 0
+    w.ttmp = list(core.ttmps) + [0] * (16 - len(core.ttmps))
+    w.pc = t.pc
+    w.trap_id = core.trap_id or 0
+    if w.private_size:
+        try:
+            base, _size = core.memory.scratch()
+            w.scratch_base = base
+            if w.family != "gfx9":  # architected flat scratch (gfx942, GFX11+) points at the wave's slot
+                w.flat_scratch = base
+        except AmddbgError as exc:
+            state.notes.append(f"thread {t.number}: scratch slot unknown ({exc}); private accesses will fault")
+            w.scratch_base = 1 << 62  # unmapped: an access is reported, never invented
+    st = t.state
+    if st is WaveState.AT_BARRIER:
+        insn = m.instructions.get(t.pc)
+        w.state = WAITING_BARRIER
+        w.resume_pc = t.pc + (insn.size if insn is not None else 4)
+    elif st is WaveState.TRAPPED:
+        w.state, w.reason = TRAPPED, t.state_reason
+    elif st is WaveState.FAULTED:
+        w.state, w.reason = FAULTED, t.state_reason
+    else:
+        w.state = READY

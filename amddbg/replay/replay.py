@@ -1,0 +1,223 @@
+"""Replay: run a core's stuck dispatch forward in the emulator, under assumptions and visibility orders.
+
+`replay(program)` rebuilds the dispatch's waves from the core (`fromcore`) and runs them with the emulator's
+deterministic scheduler and scope-aware caches until every wave ends, a wave faults or traps, no wave can move,
+or the whole machine state repeats (a hang no schedule of this machine escapes: every ready wave was scheduled
+round-robin and the state came back). A bounded instruction budget keeps it short; reaching it is an honest
+"unknown", never a verdict.
+
+Visibility orders: a fresh machine's caches are empty, so its first loads see what the core's memory holds —
+the most visible order. `stale` pins a wave's cache line to the bytes it last read (from its saved registers),
+which the memory model allows for as long as no acquire at a scope that includes the writer refreshes it.
+
+Assumptions (`--assume`, `Assumption.parse`) change the code or the state before the replay:
+- ``acquire:SCOPE@FILE:LINE`` — loads at that line acquire at SCOPE (their cache-policy bits bypass the
+  caches that SCOPE needs, as the manual's code sequences do);
+- ``scope:SCOPE@FILE:LINE`` — atomics at that line (loads, stores, RMW) get SCOPE;
+- ``release:SCOPE@FILE:LINE`` — stores at that line release at SCOPE (the emulator's stores write through to
+  L2, so this alone changes nothing the replay can see; it is accepted so that a fix naming both sides replays);
+- ``mem:ADDRESS=VALUE[:TYPE]`` — global memory holds VALUE (TYPE u8..u64/i8..i64, default u32);
+- ``skip-barrier@FILE:LINE`` — the workgroup barrier at that line is removed (every wave passes it).
+SCOPE is one of wavefront, workgroup, agent, system.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import struct
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from amddbg.emu.errors import MemoryViolation
+from amddbg.emu.memory import classify_flat
+from amddbg.errors import UsageError
+from amddbg.replay.fromcore import CoreReplayState, machine_from_program
+
+SCOPES = ("wavefront", "workgroup", "agent", "system")
+TYPES = {"u8": "<B", "i8": "<b", "u16": "<H", "i16": "<h", "u32": "<I", "i32": "<i", "u64": "<Q", "i64": "<q"}
+
+
+@dataclass(frozen=True)
+class Assumption:
+    kind: str  # acquire | release | scope | mem | skip-barrier
+    scope: str | None = None
+    file: str | None = None
+    line: int | None = None
+    address: int | None = None
+    value: int | None = None
+    type: str = "u32"
+    text: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> Assumption:
+        t = text.strip()
+        m = re.fullmatch(r"(acquire|release|scope):(\w+)@(.+):(\d+)", t)
+        if m:
+            scope = m.group(2).lower()
+            if scope not in SCOPES:
+                raise UsageError(f"--assume {t!r}: unknown scope {scope!r} (have: {', '.join(SCOPES)})")
+            return cls(m.group(1), scope, m.group(3), int(m.group(4)), text=t)
+        m = re.fullmatch(r"mem:(0x[0-9a-fA-F]+|\d+)=(-?0x[0-9a-fA-F]+|-?\d+)(?::(\w+))?", t)
+        if m:
+            ty = (m.group(3) or "u32").lower()
+            if ty not in TYPES:
+                raise UsageError(f"--assume {t!r}: unknown type {ty!r} (have: {', '.join(TYPES)})")
+            return cls("mem", address=int(m.group(1), 0), value=int(m.group(2), 0), type=ty, text=t)
+        m = re.fullmatch(r"skip-barrier@(.+):(\d+)", t)
+        if m:
+            return cls("skip-barrier", file=m.group(1), line=int(m.group(2)), text=t)
+        raise UsageError(f"--assume {t!r}: expected acquire|release|scope:SCOPE@FILE:LINE, "
+                         "mem:ADDRESS=VALUE[:TYPE] or skip-barrier@FILE:LINE")
+
+
+@dataclass
+class ReplayResult:
+    status: str  # completed | hang | fault | trap | limit | unsupported
+    reason: str
+    wave_instructions: int
+    seconds: float
+    state: CoreReplayState
+    left: dict = field(default_factory=dict)  # core thread number -> first PC outside the range it was watched in
+    loads: dict = field(default_factory=dict)  # core thread number -> recent global loads [(pc, address)]
+    applied: list = field(default_factory=list)  # what each assumption changed, in words
+
+    @property
+    def machine(self):
+        return self.state.machine
+
+
+def scope_policy(machine, scope: str) -> dict:
+    """Cache-policy bits with which a load reads at `scope` on the machine's generation (the manual's
+    memory-model code sequences: the bits of an acquire load at that scope)."""
+    fam = machine.family
+    wide = scope in ("agent", "system")
+    if fam == "gfx12":
+        return {"th": 0, "scope": {"wavefront": 0, "workgroup": 0, "agent": 2, "system": 3}[scope]}
+    if machine.processor.startswith(("gfx94", "gfx95")):
+        return {"sc0": scope != "wavefront", "sc1": wide, "nt": False}
+    if fam in ("gfx10", "gfx11"):
+        return {"glc": scope != "wavefront", "slc": False, "dlc": wide}
+    return {"glc": wide, "slc": False}
+
+
+def _line_addresses(program, machine, file: str, line: int) -> list[int]:
+    out = []
+    for pc in sorted(machine.instructions):
+        for s in program.symbolize(pc)[:1]:
+            if s.line == line and s.file and (s.file == file or os.path.basename(s.file) == os.path.basename(file)):
+                out.append(pc)
+    return out
+
+
+def _apply(program, state: CoreReplayState, a: Assumption) -> str:
+    m = state.machine
+    if a.kind == "mem":
+        data = struct.pack(TYPES[a.type], a.value & ((1 << (8 * struct.calcsize(TYPES[a.type]))) - 1)
+                           if a.type.startswith("u") else a.value)
+        try:
+            m.memory.write(a.address, data)
+        except MemoryViolation:
+            raise UsageError(f"--assume {a.text!r}: {a.address:#x} is not in the core's memory") from None
+        return f"memory at {a.address:#x} holds {a.value} ({a.type})"
+    pcs = _line_addresses(program, m, a.file, a.line)
+    if not pcs:
+        raise UsageError(f"--assume {a.text!r}: no instruction of the replayed code object is at {a.file}:{a.line}")
+    changed = []
+    for pc in pcs:
+        insn = m.instructions[pc]
+        mem = insn.memory
+        if a.kind == "skip-barrier":
+            if insn.is_barrier:
+                m.instructions[pc] = _as_nop(insn)
+                changed.append(insn.text)
+                for w in m.waves:  # waves already waiting there go on
+                    if w.state == "at barrier" and w.pc == pc:
+                        w.state, w.pc = "ready", getattr(w, "resume_pc", pc + insn.size)
+                        m.groups[w.group_key].arrived.discard(w.wave_in_group)
+            continue
+        if mem is None or mem.space.value not in ("global", "flat", "generic"):
+            continue
+        is_load = mem.is_load and not mem.is_atomic
+        if a.kind == "acquire" and not (mem.is_load or mem.is_atomic):
+            continue
+        if a.kind == "release" and not (mem.is_store or mem.is_atomic):
+            continue
+        if a.kind == "release":
+            changed.append(f"{insn.text} (stores already write through to L2 in the emulator)")
+            continue
+        if a.kind == "scope" or is_load or mem.is_atomic:
+            policy = dict(mem.cache_policy)
+            policy.update(scope_policy(m, a.scope))
+            m.instructions[pc] = dataclasses.replace(insn, memory=dataclasses.replace(mem, cache_policy=policy))
+            changed.append(insn.text)
+    if not changed:
+        raise UsageError(f"--assume {a.text!r}: no matching instruction at {a.file}:{a.line}")
+    what = f"{a.kind} at {a.scope} scope" if a.scope else a.kind
+    return f"{what} at {a.file}:{a.line}: " + "; ".join(dict.fromkeys(changed))
+
+
+def _as_nop(insn):
+    return dataclasses.replace(insn, mnemonic="s_nop", text="s_nop 0 ; assumed away: " + insn.text, operands=(),
+                               is_barrier=False)
+
+
+def pin_line(machine, wave, address: int, data: bytes) -> None:
+    """Put in `wave`'s vector cache (and, on two-level generations, its shader array's cache) the line holding
+    `address`, with `data` at `address` and the rest as memory holds it: the stale copy a load that bypasses
+    nothing keeps returning until an invalidate drops it."""
+    from amddbg.emu.caches import LINE
+
+    c = machine.caches
+    base = address - address % LINE
+    line = bytearray(machine.memory.read(base, LINE))
+    line[address - base:address - base + len(data)] = data
+    c.lines.setdefault(c.cu_of(wave), {})[base] = bytearray(line)
+    if c.two_level:
+        c.gl1.setdefault(c.array_of(wave), {})[base] = bytearray(line)
+
+
+def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | None = None,
+           watch: dict | None = None, max_instructions: int = 60_000, seed: int = 0) -> ReplayResult:
+    """Run the core's stuck dispatch forward.
+
+    `stale`: {core thread number: (address, bytes)} — pin that wave's L1 line to these bytes at `address`
+    (the value it last read). `watch`: {core thread number: (lo, hi)} — record the first PC a wave reaches outside
+    [lo, hi] (did it leave its polling loop?)."""
+    t0 = time.perf_counter()
+    state = machine_from_program(program, dispatch=dispatch, seed=seed)
+    m = state.machine
+    applied = [_apply(program, state, a if isinstance(a, Assumption) else Assumption.parse(a)) for a in assume]
+    by_number = {t.number: w for w, t in state.threads.items()}
+    for num, (address, data) in (stale or {}).items():
+        w = by_number.get(num)
+        if w is not None:
+            pin_line(m, w, address, data)
+    left: dict = {}
+    loads: dict = {}
+    watched = {by_number[n]: (n, rng) for n, rng in (watch or {}).items() if n in by_number}
+    numbers = {w: t.number for w, t in state.threads.items()}
+
+    def hook(ev) -> None:
+        x = watched.get(ev.wave)
+        if x is not None and x[0] not in left:
+            lo, hi = x[1]
+            if not lo <= ev.pc <= hi:
+                left[x[0]] = ev.pc
+        for op in ev.memops:  # the global loads each wave keeps doing: what a spinning wave polls
+            if op.kind in ("load", "atomic") and op.space in ("global", "generic") and op.addresses:
+                lane = min(op.addresses)
+                a = op.addresses[lane]
+                if classify_flat(a)[0] != "global":
+                    continue
+                q = loads.setdefault(numbers.get(ev.wave), deque(maxlen=64))
+                q.append((ev.pc, a))
+
+    r = m.run(max_instructions=max_instructions, hook=hook)
+    for num, w in by_number.items():  # a watched wave that ended left its loop too
+        if watch and num in watch and num not in left and w.state == "ended":
+            left[num] = w.pc
+    return ReplayResult(r.status, r.reason, r.wave_instructions, time.perf_counter() - t0, state, left,
+                        {n: list(q) for n, q in loads.items()}, applied)

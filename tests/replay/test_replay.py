@@ -1,0 +1,172 @@
+"""Replay from cores and the explainer built on it, on the scenario kernels (corefiles/scenarios/scenarios.hip, clang-22
+-O2 and -O0, gfx90a, gfx942, gfx1100, gfx1200).
+
+-O2 cores are checked in; -O0 cores are written here by the emulator from the checked-in -O0 objects. Tests assert
+the structured explanation (verdict, kind, cause, waves, lines), not its text."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import amddbg
+from amddbg.emu.args import read_buffer
+from amddbg.emu.machine import Machine
+from amddbg.errors import UsageError
+from amddbg.replay.explain import explain_core
+from amddbg.replay.replay import Assumption, replay
+
+ROOT = Path(__file__).resolve().parents[2]
+SC = ROOT / "corefiles" / "scenarios"
+CO = ROOT / "corefiles" / "co"
+TARGETS = ["gfx90a", "gfx942", "gfx1100", "gfx1200"]
+sys.path.insert(0, str(SC))
+from make_scenarios import SCENARIOS  # noqa: E402
+
+# scenario -> verdict, {(kind, cause)}, {role: line} that must be among the findings' locations
+EXPECTED = {
+    "barrier-deadlock": ("hang", {("barrier_deadlock", "missing_arrivals"), ("spin_forever", "writer_blocked")},
+                         {"waiting at barrier": 9, "polling load": 21, "write that never lands": 19}),
+    "spin-no-writer": ("hang", {("spin_forever", "no_writer")}, {"polling load": 32}),
+    "spin-wrong-scope": ("hang", {("spin_forever", "not_visible")},
+                         {"polling load": 67, "write that never becomes visible": 65}),
+    "memory-fault": ("fault", {("memory_violation", None)}, {"faulting access": 42}),
+    "assert-trap": ("trap", {("trap", "assert_trap")}, {"trap": 50}),
+}
+
+
+def _check(exp, name):
+    verdict, kinds, roles = EXPECTED[name]
+    assert exp.verdict == verdict, exp.to_json()
+    got = {(f.kind, f.cause) for f in exp.findings} | {(f.kind, None) for f in exp.findings}
+    assert kinds <= got, got
+    locs = {(loc["role"], loc["line"]) for f in exp.findings for loc in f.locations}
+    for role, line in roles.items():
+        assert (role, line) in locs, sorted(locs)
+    assert all(loc["file"].endswith("scenarios.hip") for f in exp.findings for loc in f.locations if loc["file"])
+
+
+@pytest.mark.parametrize("suffix", ["gpu", "core"])
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_o2_scenario_cores_explained(name, target, suffix):
+    exp = explain_core(str(SC / f"{name}-{target}.{suffix}"))
+    _check(exp, name)
+    assert exp.replay["seconds"] < 5
+
+
+def _core_at_o0(tmp_path, name, target) -> str:
+    kernel, grid, block, args, status = SCENARIOS[name]
+    m = Machine(SC / f"scenarios-{target}-O0.co")
+    m.dispatch(kernel, (int(grid), 1, 1), (int(block), 1, 1), args)
+    r = m.run(max_instructions=200_000)
+    assert r.status == status, r.reason
+    out = tmp_path / f"{name}-{target}-O0.gpu"
+    m.write_core(str(out))
+    return str(out)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_o0_scenarios_explained(tmp_path, name, target):
+    """-O0: pointers reloaded from the stack each iteration, barriers inside a called function."""
+    _check(explain_core(_core_at_o0(tmp_path, name, target)), name)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_fixed_twin_is_no_hang(target):
+    exp = explain_core(str(SC / f"spin-right-scope-{target}.gpu"))
+    assert exp.verdict == "no_hang" and exp.exit_code == 0
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx1200"])
+def test_not_visible_names_the_scope_and_verifies_the_fix(target):
+    exp = explain_core(str(SC / f"spin-wrong-scope-{target}.gpu"))
+    f = next(f for f in exp.findings if f.cause == "not_visible")
+    assert f.details["value"] == 1 and f.details["last_read"] == 0
+    assert f.details["load_scope"] in ("workgroup", "wavefront") and f.details["needed_scope"] == "agent"
+    assert f.details["fix_verified"] is True
+    assert f.waves and all(w["workgroup"] == [1, 0, 0] for w in f.waves)
+
+
+# ------------------------------------------------------------------------------------------- replay fidelity
+
+
+@pytest.mark.parametrize("name,stop", [("llvm22-gfx90a-w64-O2-hip.co", 60), ("llvm22-gfx90a-w64-O0-hip.co", 900),
+                                       ("llvm22-gfx942-w64-O0-hip.co", 900), ("llvm22-gfx1100-w32-O2-hip.co", 60),
+                                       ("llvm22-gfx1100-w32-O0-hip.co", 1500), ("llvm22-gfx1200-w64-O0-hip.co", 900),
+                                       ("llvm19-gfx1030-w32-O0-hip.co", 1500)])
+def test_replay_from_a_core_continues_the_run(tmp_path, name, stop):
+    """Stop a run part-way, write the core, replay it: the dispatch ends with the buffers an uninterrupted run makes
+    (registers incl. VCC/SCC/AccVGPRs, scratch slots, LDS and memory all survive the core)."""
+    args = ["buf:i32:256", "buf:i32:1:fill=1"]
+    full = Machine(CO / name)
+    full.dispatch("divergent_barrier", (256, 1, 1), (256, 1, 1), args)
+    assert full.run(max_instructions=400_000).status == "completed"
+    part = Machine(CO / name)
+    part.dispatch("divergent_barrier", (256, 1, 1), (256, 1, 1), args)
+    assert part.run(max_instructions=stop).status == "limit"
+    core = tmp_path / "part.gpu"
+    part.write_core(str(core))
+    prog = amddbg.open(str(core))
+    r = replay(prog, max_instructions=400_000)
+    assert r.status == "completed", r.reason
+    buf = full.buffers[0]
+    got = r.machine.memory.read(buf["address"], 4 * buf["count"])
+    assert got == full.memory.read(buf["address"], 4 * buf["count"])
+    assert read_buffer(full, buf)[:4] == [1, 2, 3, 4]
+
+
+# ------------------------------------------------------------------------------------------- what-if
+
+
+def test_assume_acquire_at_agent_scope_ends_the_hang():
+    exp = explain_core(str(SC / "spin-wrong-scope-gfx1100.gpu"), assume=["acquire:agent@scenarios.hip:67"])
+    assert exp.verdict == "no_hang" and exp.findings[0].cause == "assumption_fixes_it"
+    assert any("glc" in a for a in exp.replay["assumed"])
+
+
+def test_assume_release_alone_does_not():
+    exp = explain_core(str(SC / "spin-wrong-scope-gfx90a.gpu"), assume=["release:agent@scenarios.hip:65"])
+    assert exp.verdict == "hang"
+
+
+def test_assume_memory_value_and_skipped_barrier():
+    prog = amddbg.open(str(SC / "spin-no-writer-gfx90a.gpu"))
+    flag = prog.waves[0]
+    from amddbg.replay.analysis import _spinners
+
+    address = next(iter(_spinners(prog, None)[flag.number]["polled"].values()))
+    exp = explain_core(str(SC / "spin-no-writer-gfx90a.gpu"), assume=[f"mem:{address:#x}=1"])
+    assert exp.verdict == "no_hang"
+    exp = explain_core(str(SC / "barrier-deadlock-gfx90a.gpu"), assume=["skip-barrier@scenarios.hip:9"])
+    assert exp.verdict == "no_hang"
+    with pytest.raises(UsageError, match="not in the core"):
+        explain_core(str(SC / "barrier-deadlock-gfx90a.gpu"), assume=["mem:0x0=0"])
+
+
+@pytest.mark.parametrize("spec", ["bogus", "acquire:galaxy@x.hip:3", "mem:0x10=1:f99", "acquire:agent@nowhere.c:1"])
+def test_bad_assumptions_are_user_errors(spec):
+    with pytest.raises(UsageError):
+        explain_core(str(SC / "spin-wrong-scope-gfx90a.gpu"), assume=[Assumption.parse(spec)] if spec.startswith(
+            "acquire:agent") else [spec])
+
+
+def test_cli_exit_codes_and_json():
+    def run(*argv):
+        return subprocess.run([sys.executable, "-m", "amddbg", "explain", *argv], capture_output=True, text=True)
+
+    p = run(str(SC / "spin-wrong-scope-gfx90a.gpu"), "--json")
+    assert p.returncode == 3
+    doc = json.loads(p.stdout)
+    assert doc["verdict"] == "hang" and doc["findings"][0]["cause"] == "not_visible"
+    assert {"wave_instructions", "seconds"} <= set(doc["replay"])
+    assert run(str(SC / "memory-fault-gfx90a.gpu")).returncode == 4
+    p = run(str(SC / "spin-wrong-scope-gfx90a.gpu"), "--assume", "acquire:agent@scenarios.hip:67")
+    assert p.returncode == 0 and "no_hang" in p.stdout
+    p = run(str(SC / "spin-wrong-scope-gfx90a.gpu"), "--assume", "nonsense")
+    assert p.returncode == 2 and p.stderr.startswith("amddbg: error:") and "Traceback" not in p.stderr

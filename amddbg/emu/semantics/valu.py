@@ -165,8 +165,7 @@ def _i32(v):
 # ---------------------------------------------------------------------------------------------- moves
 
 
-@semantic("v_mov_b32", "v_mov_b32_e32", "v_accvgpr_write_b32", "v_accvgpr_read_b32", "v_accvgpr_mov_b32",
-          "v_mov_b16")
+@semantic("v_mov_b32", "v_mov_b32_e32", "v_accvgpr_write_b32", "v_accvgpr_read_b32", "v_accvgpr_mov_b32")
 def v_mov(ctx, insn):
     (a,) = srcs(ctx, insn)
     dst(ctx, insn, a)
@@ -747,3 +746,66 @@ def v_dual(ctx, insn):
     w.v[: before.shape[0]] = before
     fy(ctx, y)
     w.v[dx] = x_row
+
+
+# ---------------------------------------------------------------------------------------------- 16-bit integer (true16)
+# GFX11+ code from clang-22 addresses 16-bit VGPR halves by name ("v2.l", "v0.h"; the decoder marks ".h" with the
+# "hi" modifier). A write to one half keeps the other half. Without a half name the 16-bit destination rules differ per
+# generation, so those forms stop as unsupported rather than guess.
+
+
+def _is_hi16(op) -> bool:
+    return "hi" in op.modifiers or op.text.endswith(".h")
+
+
+def _src16(ctx, insn, op) -> np.ndarray:
+    v = read_vector(ctx.wave, op, 32)
+    if op.kind in (OperandKind.VGPR, OperandKind.SGPR) and not op.text.endswith((".l", ".h")) and "op_sel" in insn.text:
+        raise Unsupported(insn.text, insn.address)
+    if _is_hi16(op):
+        v = v >> U32(16)
+    return v & U32(0xFFFF)
+
+
+def _dst16(ctx, insn, values: np.ndarray) -> None:
+    vd, _, _ = _split(insn)
+    if not vd or not vd[0].text.endswith((".l", ".h")):
+        raise Unsupported(insn.text, insn.address)
+    old = read_vector(ctx.wave, vd[0], 32)
+    vals = values.astype(U32) & U32(0xFFFF)
+    new = (old & U32(0xFFFF)) | (vals << U32(16)) if _is_hi16(vd[0]) else (old & U32(0xFFFF0000)) | vals
+    write_vector(ctx.wave, vd[0], new)
+
+
+def _bin16(fn):
+    def run(ctx, insn):
+        _, _, ss = _split(insn)
+        a, b = (_src16(ctx, insn, o) for o in ss[:2])
+        _dst16(ctx, insn, fn(a, b))
+
+    return run
+
+
+semantic("v_and_b16")(_bin16(lambda a, b: a & b))
+semantic("v_or_b16")(_bin16(lambda a, b: a | b))
+semantic("v_xor_b16")(_bin16(lambda a, b: a ^ b))
+
+
+@semantic("v_mov_b16")
+def v_mov_b16(ctx, insn):
+    _, _, ss = _split(insn)
+    _dst16(ctx, insn, _src16(ctx, insn, ss[0]))
+
+
+@semantic("v_not_b16")
+def v_not_b16(ctx, insn):
+    _, _, ss = _split(insn)
+    _dst16(ctx, insn, ~_src16(ctx, insn, ss[0]))
+
+
+@semantic("v_cndmask_b16")
+def v_cndmask_b16(ctx, insn):
+    _, _, ss = _split(insn)
+    a, b = (_src16(ctx, insn, o) for o in ss[:2])
+    sel = read_lane_mask(ctx, ss[2] if len(ss) > 2 else None)
+    _dst16(ctx, insn, np.where(sel, b, a))

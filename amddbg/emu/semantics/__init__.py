@@ -32,6 +32,8 @@ def base_mnemonic(mnemonic: str) -> str:
 def lookup(insn) -> Callable | None:
     if "::" in insn.mnemonic:  # VOPD (GFX11+): two VALU operations issued together
         return SEMANTICS.get("v_dual")
+    if insn.mnemonic.startswith("v_") and (mod := _modifier_semantic(insn)) is not None:
+        return mod  # DPP/SDWA forms: the modifier wraps the base operation (never the base op alone)
     fn = SEMANTICS.get(insn.mnemonic)
     if fn is None:
         fn = SEMANTICS.get(base_mnemonic(insn.mnemonic))
@@ -54,6 +56,12 @@ class Ctx:
         self.memops.append(op)
 
 
+def _modifier_semantic(insn):
+    from amddbg.emu.semantics.vfloat import modifier_semantic
+
+    return modifier_semantic(insn)
+
+
 def load_all() -> None:
     """Import every semantics module (each registers its mnemonics)."""
-    from amddbg.emu.semantics import mem, salu, valu  # noqa: F401
+    from amddbg.emu.semantics import mem, salu, valu, vfloat  # noqa: F401

@@ -1,0 +1,1347 @@
+"""Floating-point VALU semantics (f16, f32, f64, packed math) and the DPP/SDWA lane modifiers.
+
+Why a separate module: float results depend on wave state the integer ops never look at (the MODE register's
+FP_DENORM and FP_ROUND fields and its IEEE and DX10_CLAMP bits) and on encoding details (op_sel, true16 halves,
+neg/abs, clamp, omod) that every float op shares; keeping them in one place lets each instruction be a few lines.
+It is imported after `valu`, so a mnemonic registered here replaces `valu`'s simpler version.
+
+Policy (docs/emulator.md, "Floating point"):
+- Rounding is round-to-nearest-even only; any other FP_ROUND value in MODE stops the wave as unsupported.
+- Denormals follow MODE.FP_DENORM (bits 5:4 for f32, 7:6 for f64 and f16): bit 0 of a field keeps input
+  denormals (else they read as a zero of the same sign), bit 1 keeps output denormals (else they flush to zero).
+- The hardware's 1-ULP approximations (v_rcp, v_rsq, v_sqrt, v_exp, v_log) are computed correctly rounded
+  (rsq/exp/log in binary64 and rounded once), so the compiler's division sequences give the correctly rounded
+  quotient. fma is exact (one rounding).
+- An invalid operation without a NaN input returns the positive quiet NaN (0x7fc00000 / 0x7e00 /
+  0x7ff8000000000000); a NaN input propagates with its payload and the quiet bit set.
+- DPP and SDWA are applied around the base operation (source lanes or sub-dword fields substituted, the write
+  masked); a DPP control or a combination whose hardware result is not known here stops the wave.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from fractions import Fraction
+
+import numpy as np
+
+from amddbg.emu.errors import Unsupported
+from amddbg.emu.operands import M32, read_vector, write_vector
+from amddbg.emu.semantics import SEMANTICS, semantic
+from amddbg.emu.semantics.valu import _explicit_vcc_dest, _split, read_lane_mask, write_lane_mask
+from amddbg.isa.model import OperandKind
+
+U16 = np.uint16
+U32 = np.uint32
+U64 = np.uint64
+
+# per width: float dtype, uint dtype, sign bit, quiet bit, exponent mask, canonical quiet NaN
+_T = {
+    16: (np.float16, U16, 0x8000, 0x0200, 0x7C00, 0x7E00),
+    32: (np.float32, U32, 0x80000000, 0x00400000, 0x7F800000, 0x7FC00000),
+    64: (np.float64, U64, 1 << 63, 1 << 51, 0x7FF0000000000000, 0x7FF8000000000000),
+}
+
+
+# ---------------------------------------------------------------------------------------------- text parsing
+
+
+def _operand_texts(insn) -> list[str]:
+    """The comma-separated operand strings of the instruction text (modifier tokens after them dropped)."""
+    parts = insn.text.split(" ", 1)
+    if len(parts) < 2:
+        return []
+    ops = parts[1].split(", ")
+    ops[-1] = ops[-1].split(" ")[0]
+    return ops
+
+
+def _bits_field(insn, name: str) -> list[int] | None:
+    m = re.search(name + r":\[([\d,]+)\]", insn.text)
+    return [int(x) for x in m.group(1).split(",")] if m else None
+
+
+def _text_mods(t: str) -> set[str]:
+    mods = set()
+    if t.startswith("-"):
+        mods.add("neg")
+        t = t[1:]
+    if t.startswith("neg("):
+        mods.add("neg")
+    if t.startswith("|") or t.startswith("abs("):
+        mods.add("abs")
+    if t.startswith("sext("):
+        mods.add("sext")
+    return mods
+
+
+@dataclasses.dataclass
+class _Form:
+    """What the float helpers need from one instruction, parsed once per call."""
+
+    dst: object
+    sdst: object
+    srcs: list
+    mods: list[set]
+    op_sel: list[int]
+    op_sel_hi: list[int] | None
+    neg_lo: list[int]
+    neg_hi: list[int]
+    clamp: bool
+    omod: float
+
+
+def _form(insn) -> _Form:
+    vd, sd, ss = _split(insn)
+    texts = _operand_texts(insn)
+    # source texts follow the destinations in the text; the modifiers of DPP/SDWA operands are only in the text
+    src_texts = texts[len(texts) - len(ss):] if len(texts) >= len(ss) else [""] * len(ss)
+    mods = []
+    for o, t in zip(ss, src_texts, strict=True):
+        m = set(o.modifiers) | _text_mods(t)
+        if o.text.endswith(".h") or "hi" in o.modifiers:
+            m.add("hi")
+        mods.append(m)
+    omod = 1.0
+    if " mul:2" in insn.text:
+        omod = 2.0
+    elif " mul:4" in insn.text:
+        omod = 4.0
+    elif " div:2" in insn.text:
+        omod = 0.5
+    return _Form(vd[0] if vd else None, sd[0] if sd else None, ss, mods, _bits_field(insn, "op_sel") or [],
+                 _bits_field(insn, "op_sel_hi"), _bits_field(insn, "neg_lo") or [], _bits_field(insn, "neg_hi") or [],
+                 insn.text.endswith(" clamp") or " clamp " in insn.text, omod)
+
+
+def _bit(lst: list[int], i: int) -> int:
+    return lst[i] if i < len(lst) else 0
+
+
+# ---------------------------------------------------------------------------------------------- MODE
+
+
+def _check_round(ctx, insn, bits: int) -> None:
+    mode = ctx.wave.mode
+    rnd = (mode & 3) if bits == 32 else (mode >> 2) & 3
+    if rnd:
+        raise Unsupported(f"{insn.text} (FP_ROUND {rnd}: only round-to-nearest-even is emulated)", insn.address)
+
+
+def _denorm(ctx, bits: int) -> tuple[bool, bool]:
+    """(keep input denormals, keep output denormals) for this width from MODE.FP_DENORM."""
+    f = (ctx.wave.mode >> (4 if bits == 32 else 6)) & 3
+    return bool(f & 1), bool(f & 2)
+
+
+def _ieee(ctx) -> bool:
+    return ctx.wave.family != "gfx12" and bool(ctx.wave.mode >> 9 & 1)
+
+
+def _flush(u: np.ndarray, bits: int) -> np.ndarray:
+    """Denormal bit patterns become a zero of the same sign."""
+    _, ut, sign, _, emask, _ = _T[bits]
+    u = u.astype(ut)
+    den = ((u & ut(emask)) == 0) & ((u & ut(~sign & ((1 << bits) - 1))) != 0)
+    return np.where(den, u & ut(sign), u).astype(ut)
+
+
+def _as_float(u: np.ndarray, bits: int) -> np.ndarray:
+    ft, ut = _T[bits][0], _T[bits][1]
+    return u.astype(ut).view(ft)
+
+
+def _as_bits(f: np.ndarray, bits: int) -> np.ndarray:
+    ft, ut = _T[bits][0], _T[bits][1]
+    return np.asarray(f).astype(ft).view(ut)
+
+
+def _is_snan(u: np.ndarray, bits: int) -> np.ndarray:
+    _, ut, sign, quiet, emask, _ = _T[bits]
+    u = u.astype(ut)
+    mant = u & ut(((1 << bits) - 1) ^ sign ^ emask)
+    return ((u & ut(emask)) == ut(emask)) & (mant != 0) & ((u & ut(quiet)) == 0)
+
+
+def _is_nan(u: np.ndarray, bits: int) -> np.ndarray:
+    _, ut, sign, _, emask, _ = _T[bits]
+    u = u.astype(ut)
+    return ((u & ut(emask)) == ut(emask)) & ((u & ut(((1 << bits) - 1) ^ sign ^ emask)) != 0)
+
+
+def _quiet(u: np.ndarray, bits: int) -> np.ndarray:
+    _, ut, _, quiet, _, _ = _T[bits]
+    return np.where(_is_nan(u, bits), u.astype(ut) | ut(quiet), u.astype(ut)).astype(ut)
+
+
+# ---------------------------------------------------------------------------------------------- operands
+
+
+def _raw(ctx, op, bits: int) -> np.ndarray:
+    """Raw source bits: 32-bit registers read whole (halves picked later), constants in the operand's width."""
+    w = ctx.wave
+    if op.kind in (OperandKind.VGPR, OperandKind.AGPR, OperandKind.SGPR, OperandKind.TTMP, OperandKind.SPECIAL):
+        return read_vector(w, op, 64 if bits == 64 else 32)
+    return read_vector(w, op, bits, "f")
+
+
+def _half(v: np.ndarray, hi: bool) -> np.ndarray:
+    return ((v >> U32(16)) if hi else v).astype(U32) & U32(0xFFFF)
+
+
+def _apply_negabs(u: np.ndarray, mods: set, bits: int, neg_extra: int = 0) -> np.ndarray:
+    _, ut, sign, _, _, _ = _T[bits]
+    u = u.astype(ut)
+    if "abs" in mods:
+        u = u & ut(((1 << bits) - 1) ^ sign)
+    if ("neg" in mods) != bool(neg_extra):
+        u = u ^ ut(sign)
+    return u
+
+
+def fsrc(ctx, f: _Form, i: int, bits: int, flush: bool | None = None) -> np.ndarray:
+    """Source i as float bits of `bits` width (uint16/32/64), with half select, neg/abs and input flush."""
+    op = f.srcs[i]
+    v = _raw(ctx, op, bits)
+    if bits == 16:
+        hi = "hi" in f.mods[i] or bool(_bit(f.op_sel, i))
+        v = _half(v, hi)
+    u = _apply_negabs(v, f.mods[i], bits)
+    if flush is None:
+        flush = not _denorm(ctx, bits)[0]
+    return _flush(u, bits) if flush else u
+
+
+def _finish(ctx, f: _Form, u: np.ndarray, bits: int, inputs_nan: np.ndarray | None = None,
+            flush: bool | None = None) -> np.ndarray:
+    """omod, clamp, canonical NaN for invalid operations and output-denormal flush, on result bits."""
+    ft, ut, _, _, _, qnan = _T[bits]
+    u = np.asarray(u).astype(ut)
+    nan = _is_nan(u, bits)
+    if inputs_nan is not None:
+        u = np.where(nan & ~inputs_nan, ut(qnan), u).astype(ut)
+    if f.omod != 1.0:
+        with np.errstate(all="ignore"):
+            u = _as_bits(_as_float(u, bits) * ft(f.omod), bits)
+    if f.clamp:
+        x = _as_float(u, bits)
+        dx10 = ctx.wave.family == "gfx12" or bool(ctx.wave.mode >> 8 & 1)
+        with np.errstate(invalid="ignore"):
+            c = np.clip(x, ft(0.0), ft(1.0))
+        c = np.where(np.isnan(x), ft(0.0) if dx10 else x, c)
+        c = np.where(c == 0, ft(0.0), c)  # clamp of -0 gives +0
+        u = _as_bits(c.astype(ft), bits)
+        if not dx10:
+            u = _quiet(u, bits)
+    if flush is None:
+        flush = not _denorm(ctx, bits)[1]
+    return _flush(u, bits) if flush else u
+
+
+def _write16_mode(ctx, insn, f: _Form) -> tuple[bool, bool]:
+    """(write the high half, keep the other half) for a 16-bit result."""
+    hi = f.dst is not None and (f.dst.text.endswith(".h") or "hi" in f.dst.modifiers or bool(_bit(f.op_sel, 3)))
+    if ctx.wave.family in ("gfx11", "gfx12"):
+        return hi, True
+    # GFX9/GFX10: 16-bit results zero the high half, except the op_sel-capable VOP3 forms, which keep it
+    base = insn.mnemonic.split("_e64")[0].split("_e32")[0]
+    keep = base in ("v_mad_f16", "v_fma_f16", "v_div_fixup_f16", "v_mad_u16", "v_mad_i16") or hi
+    return hi, keep
+
+
+def fdst(ctx, insn, f: _Form, u: np.ndarray, bits: int) -> None:
+    w = ctx.wave
+    if f.dst is None:
+        raise Unsupported(insn.text, insn.address)
+    if bits == 16:
+        hi, keep = _write16_mode(ctx, insn, f)
+        v = np.asarray(u).astype(U32) & U32(0xFFFF)
+        old = read_vector(w, f.dst, 32)
+        if hi:
+            out = (old & U32(0xFFFF)) | (v << U32(16)) if keep else v << U32(16)
+        else:
+            out = (old & U32(0xFFFF0000)) | v if keep else v
+        write_vector(w, f.dst, out.astype(U32), 32)
+        return
+    write_vector(w, f.dst, np.asarray(u).astype(U64 if bits == 64 else U32), bits)
+
+
+# ---------------------------------------------------------------------------------------------- exact helpers
+
+
+def _fma_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray, bits: int) -> np.ndarray:
+    """Fused multiply-add with one rounding, on float arrays of width `bits`."""
+    ft = _T[bits][0]
+    with np.errstate(all="ignore"):
+        if bits == 16:  # the f16 product is exact in f64 and so is the sum for every finite f16 result
+            return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float16)
+        if bits == 32:
+            p = a.astype(np.float64) * b.astype(np.float64)  # exact
+            cc = c.astype(np.float64)
+            s = p + cc
+            bb = s - p
+            err = (p - (s - bb)) + (cc - bb)
+            # round to odd in binary64 (53 >= 2*24+2 bits) then to binary32: a single correct rounding
+            sb = s.view(U64)
+            fix = (err != 0) & np.isfinite(s) & ((sb & U64(1)) == 0)
+            s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+            return s.astype(np.float32)
+        out = np.empty(a.shape, dtype=np.float64)
+        for i, (x, y, z) in enumerate(zip(a.tolist(), b.tolist(), c.tolist(), strict=True)):
+            out[i] = _fma64(x, y, z)
+        return out.astype(ft)
+
+
+def _fma64(x: float, y: float, z: float) -> float:
+    import math
+
+    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+        return x * y + z
+    p = Fraction(x) * Fraction(y)
+    s = p + Fraction(z)
+    if s == 0:
+        # exact zero: sign per IEEE (x*y and z of the same sign keep it, otherwise +0)
+        return x * y + z if p == 0 else 0.0
+    try:
+        return s.numerator / s.denominator  # int/int true division rounds correctly
+    except OverflowError:
+        return math.inf if s > 0 else -math.inf
+
+
+# ---------------------------------------------------------------------------------------------- arithmetic
+
+
+def _width(mn: str) -> int:
+    return 64 if "f64" in mn else 16 if "f16" in mn else 32
+
+
+def _arith(fn, nsrc: int, bits: int | None = None):
+    """A float operation on `nsrc` sources of one width; fn works on float arrays."""
+
+    def run(ctx, insn):
+        b = bits or _width(insn.mnemonic)
+        _check_round(ctx, insn, b)
+        f = _form(insn)
+        us = [fsrc(ctx, f, i, b) for i in range(nsrc)]
+        xs = [_as_float(u, b) for u in us]
+        with np.errstate(all="ignore"):
+            r = fn(*xs)
+        nan_in = np.zeros(ctx.wave.lanes, dtype=bool)
+        for u in us:
+            nan_in |= _is_nan(u, b)
+        fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, b), b, nan_in), b)
+
+    return run
+
+
+def _mac(bits: int):
+    """v_fmac/v_mac: the destination is the addend (two-source e32/e64 forms)."""
+
+    def run(ctx, insn):
+        _check_round(ctx, insn, bits)
+        f = _form(insn)
+        us = [fsrc(ctx, f, i, bits) for i in range(2)]
+        if len(f.srcs) >= 3:
+            c = fsrc(ctx, f, 2, bits)
+        else:
+            d = read_vector(ctx.wave, f.dst, 64 if bits == 64 else 32)
+            if bits == 16:
+                d = _half(d, f.dst.text.endswith(".h") or bool(_bit(f.op_sel, 3)))
+            c = d if _denorm(ctx, bits)[0] else _flush(d, bits)
+        us.append(c)
+        x = [_as_float(u, bits) for u in us]
+        r = _fma_exact(x[0], x[1], x[2], bits)
+        nan_in = _is_nan(us[0], bits) | _is_nan(us[1], bits) | _is_nan(us[2], bits)
+        fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, bits), bits, nan_in), bits)
+
+    return run
+
+
+def _fma_of(a, b, c):
+    return _fma_exact(a, b, c, {np.dtype(np.float16): 16, np.dtype(np.float32): 32}.get(a.dtype, 64))
+
+
+for _w, _s in ((16, "f16"), (32, "f32"), (64, "f64")):
+    semantic(f"v_add_{_s}")(_arith(lambda a, b: a + b, 2, _w))
+    semantic(f"v_sub_{_s}")(_arith(lambda a, b: a - b, 2, _w))
+    semantic(f"v_subrev_{_s}")(_arith(lambda a, b: b - a, 2, _w))
+    semantic(f"v_mul_{_s}")(_arith(lambda a, b: a * b, 2, _w))
+    semantic(f"v_fma_{_s}", f"v_fmaak_{_s}", f"v_fmamk_{_s}")(_arith(_fma_of, 3, _w))
+    semantic(f"v_fmac_{_s}")(_mac(_w))
+semantic("v_mac_f16")(_mac(16))
+semantic("v_mad_f16")(_arith(_fma_of, 3, 16))  # f16 mad is fused on GFX9 (no intermediate rounding of the f16 product)
+
+
+@semantic("v_mac_f32", "v_mad_f32", "v_madak_f32", "v_madmk_f32", "v_mac_legacy_f32", "v_mad_legacy_f32")
+def v_mad_f32(ctx, insn):
+    """Legacy (unfused) multiply-add: the product is rounded to f32 before the add."""
+    _check_round(ctx, insn, 32)
+    f = _form(insn)
+    us = [fsrc(ctx, f, i, 32) for i in range(2)]
+    if len(f.srcs) >= 3:
+        us.append(fsrc(ctx, f, 2, 32))
+    else:
+        us.append(read_vector(ctx.wave, f.dst, 32))
+    x = [_as_float(u, 32) for u in us]
+    with np.errstate(all="ignore"):
+        r = (x[0] * x[1]).astype(np.float32)
+        if "legacy" in insn.mnemonic:  # DX9 rule: 0 * anything (even inf/NaN) is 0
+            r = np.where((x[0] == 0) | (x[1] == 0), np.float32(0.0), r)
+        r = (r + x[2]).astype(np.float32)
+    nan_in = _is_nan(us[0], 32) | _is_nan(us[1], 32) | _is_nan(us[2], 32)
+    fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, 32), 32, nan_in), 32)
+
+
+@semantic("v_mul_legacy_f32")
+def v_mul_legacy_f32(ctx, insn):
+    f = _form(insn)
+    a, b = (fsrc(ctx, f, i, 32) for i in range(2))
+    x, y = _as_float(a, 32), _as_float(b, 32)
+    with np.errstate(all="ignore"):
+        r = np.where((x == 0) | (y == 0), np.float32(0.0), x * y)
+    fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, 32), 32, _is_nan(a, 32) | _is_nan(b, 32)), 32)
+
+
+# -- min/max/med3
+
+
+def _minmax(ctx, a: np.ndarray, b: np.ndarray, bits: int, is_min: bool, num: bool) -> np.ndarray:
+    """One AMD min/max on bits: -0 < +0; IEEE mode returns a quieted signalling NaN, else NaN loses."""
+    x, y = _as_float(a, bits), _as_float(b, bits)
+    ut = _T[bits][1]
+    sign = ut(_T[bits][2])
+    xneg = (a & sign) != 0
+    yneg = (b & sign) != 0
+    bothzero = (x == 0) & (y == 0)
+    with np.errstate(invalid="ignore"):
+        if is_min:
+            pick_a = (x < y) | (bothzero & xneg & ~yneg)
+        else:
+            pick_a = (x > y) | (bothzero & ~xneg & yneg)
+    r = np.where(pick_a, a, b)
+    an, bn = _is_nan(a, bits), _is_nan(b, bits)
+    r = np.where(bn & ~an, a, r)
+    r = np.where(an & ~bn, b, r)
+    r = np.where(an & bn, _quiet(a, bits), r)
+    if not num and _ieee(ctx):
+        r = np.where(_is_snan(b, bits), _quiet(b, bits), r)
+        r = np.where(_is_snan(a, bits), _quiet(a, bits), r)
+    return r.astype(ut)
+
+
+def _mm(is_min: bool, n: int, num: bool = False):
+    def run(ctx, insn):
+        b = _width(insn.mnemonic)
+        f = _form(insn)
+        us = [fsrc(ctx, f, i, b) for i in range(n)]
+        r = _minmax(ctx, us[0], us[1], b, is_min, num)
+        if n == 3:
+            r = _minmax(ctx, r, us[2], b, is_min, num)
+        fdst(ctx, insn, f, _finish(ctx, f, r, b), b)
+
+    return run
+
+
+for _s in ("f16", "f32", "f64"):
+    semantic(f"v_min_{_s}")(_mm(True, 2))
+    semantic(f"v_max_{_s}")(_mm(False, 2))
+    semantic(f"v_min_num_{_s}")(_mm(True, 2, True))
+    semantic(f"v_max_num_{_s}")(_mm(False, 2, True))
+    semantic(f"v_min3_{_s}")(_mm(True, 3))
+    semantic(f"v_max3_{_s}")(_mm(False, 3))
+    semantic(f"v_min3_num_{_s}")(_mm(True, 3, True))
+    semantic(f"v_max3_num_{_s}")(_mm(False, 3, True))
+
+
+@semantic("v_med3_f32", "v_med3_f16", "v_med3_num_f32", "v_med3_num_f16")
+def v_med3(ctx, insn):
+    """ISA: any NaN -> min3; else the max of the two operands that are not the max3."""
+    b = _width(insn.mnemonic)
+    num = "_num_" in insn.mnemonic
+    f = _form(insn)
+    s0, s1, s2 = (fsrc(ctx, f, i, b) for i in range(3))
+    anynan = _is_nan(s0, b) | _is_nan(s1, b) | _is_nan(s2, b)
+    mn = _minmax(ctx, _minmax(ctx, s0, s1, b, True, num), s2, b, True, num)
+    mx = _minmax(ctx, _minmax(ctx, s0, s1, b, False, num), s2, b, False, num)
+    r = np.where(mx == s0, _minmax(ctx, s1, s2, b, False, num),
+                 np.where(mx == s1, _minmax(ctx, s0, s2, b, False, num), _minmax(ctx, s0, s1, b, False, num)))
+    fdst(ctx, insn, f, _finish(ctx, f, np.where(anynan, mn, r), b), b)
+
+
+# -- unary
+
+
+def _unary(fn, bits: int | None = None):
+    return _arith(fn, 1, bits)
+
+
+def _fract(a):
+    ft = a.dtype.type
+    below_one = np.nextafter(ft(1.0), ft(0.0))
+    r = np.minimum(a - np.floor(a), below_one)
+    return np.where(np.isinf(a), ft(np.nan), r)
+
+
+def _rsq(a):
+    return (1.0 / np.sqrt(a.astype(np.float64))).astype(a.dtype)
+
+
+def _rcp(a):
+    return (np.float64(1.0) / a.astype(np.float64)).astype(a.dtype) if a.dtype != np.float64 else 1.0 / a
+
+
+for _s in ("f16", "f32", "f64"):
+    semantic(f"v_floor_{_s}")(_unary(np.floor))
+    semantic(f"v_ceil_{_s}")(_unary(np.ceil))
+    semantic(f"v_trunc_{_s}")(_unary(np.trunc))
+    semantic(f"v_rndne_{_s}")(_unary(np.rint))
+    semantic(f"v_fract_{_s}")(_unary(_fract))
+    semantic(f"v_sqrt_{_s}")(_unary(np.sqrt))
+    semantic(f"v_rcp_{_s}")(_unary(_rcp))
+    semantic(f"v_rsq_{_s}")(_unary(_rsq))
+semantic("v_rcp_iflag_f32")(_unary(_rcp, 32))  # the integer-division reciprocal: same value, no exception flags
+semantic("v_exp_f32", "v_exp_f16")(_unary(lambda a: np.exp2(a.astype(np.float64)).astype(a.dtype)))
+semantic("v_log_f32", "v_log_f16")(_unary(lambda a: np.log2(a.astype(np.float64)).astype(a.dtype)))
+semantic("v_sin_f32", "v_sin_f16")(_unary(lambda a: np.sin(2 * np.pi * a.astype(np.float64)).astype(a.dtype)))
+semantic("v_cos_f32", "v_cos_f16")(_unary(lambda a: np.cos(2 * np.pi * a.astype(np.float64)).astype(a.dtype)))
+
+
+@semantic("v_ldexp_f32", "v_ldexp_f64", "v_ldexp_f16")
+def v_ldexp(ctx, insn):
+    b = _width(insn.mnemonic)
+    f = _form(insn)
+    a = fsrc(ctx, f, 0, b)
+    e = read_vector(ctx.wave, f.srcs[1], 32).astype(U32)
+    if b == 16:  # the f16 form takes a 16-bit signed exponent
+        e = e & U32(0xFFFF)
+        ei = np.where(e & U32(0x8000), e.astype(np.int64) - 0x10000, e.astype(np.int64))
+    else:
+        ei = e.view(np.int32).astype(np.int64)
+    ei = np.clip(ei, -10000, 10000)  # beyond any width's range: same result
+    x = _as_float(a, b)
+    with np.errstate(all="ignore"):
+        r = np.ldexp(x.astype(np.float64) if b == 16 else x, ei.astype(np.int32))
+        if b == 16:  # scaling an f16 in f64 is exact; one rounding to f16
+            r = r.astype(np.float16)
+    fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, b), b, _is_nan(a, b)), b)
+
+
+@semantic("v_frexp_mant_f32", "v_frexp_mant_f64", "v_frexp_mant_f16")
+def v_frexp_mant(ctx, insn):
+    """Mantissa in [0.5, 1) with the source's sign; NaN and infinity are returned unchanged."""
+    b = _width(insn.mnemonic)
+    f = _form(insn)
+    a = fsrc(ctx, f, 0, b)
+    x = _as_float(a, b)
+    with np.errstate(invalid="ignore"):
+        m, _ = np.frexp(x.astype(np.float64))
+    r = np.where(np.isfinite(x), m.astype(x.dtype), x)
+    fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, b), b, _is_nan(a, b)), b)
+
+
+@semantic("v_frexp_exp_i32_f32", "v_frexp_exp_i32_f64", "v_frexp_exp_i16_f16")
+def v_frexp_exp(ctx, insn):
+    """Exponent such that x = mant * 2**exp (mant in [0.5, 1)); 0 for NaN, infinity and zero."""
+    b = 64 if "f64" in insn.mnemonic else 16 if "f16" in insn.mnemonic else 32
+    f = _form(insn)
+    a = fsrc(ctx, f, 0, b)
+    x = _as_float(a, b)
+    with np.errstate(invalid="ignore"):
+        _, e = np.frexp(x.astype(np.float64))
+    e = np.where(np.isfinite(x), e, 0).astype(np.int64)
+    if b == 16:
+        fdst(ctx, insn, f, (e & 0xFFFF).astype(U32), 16)
+    else:
+        write_vector(ctx.wave, f.dst, (e & M32).astype(U32), 32)
+
+
+# -- division helpers
+
+
+def _exponent(u: np.ndarray, bits: int) -> np.ndarray:
+    shift = {16: 10, 32: 23, 64: 52}[bits]
+    emask = _T[bits][4]
+    return ((u.astype(_T[bits][1]) & _T[bits][1](emask)) >> _T[bits][1](shift)).astype(np.int64)
+
+
+def _is_denorm(x: np.ndarray) -> np.ndarray:
+    tiny = np.finfo(x.dtype).tiny
+    return (x != 0) & (np.abs(x) < tiny)
+
+
+@semantic("v_div_scale_f32", "v_div_scale_f64")
+def v_div_scale(ctx, insn):
+    """ISA pseudocode: scale S0 (the denominator or numerator) so Newton-Raphson sees no denormals; VCC says the
+    quotient needs post-scaling (v_div_fmas)."""
+    b = 64 if "f64" in insn.mnemonic else 32
+    f = _form(insn)
+    s0, s1, s2 = (fsrc(ctx, f, i, b, flush=False) for i in range(3))
+    x0, x1, x2 = (_as_float(u, b) for u in (s0, s1, s2))
+    big, scale, lim, tiny_exp = (96, 64, 1, 23) if b == 32 else (768, 128, 1, 53)
+    del lim
+    ft = _T[b][0]
+    d = x0.copy()
+    vcc = np.zeros(ctx.wave.lanes, dtype=bool)
+    done = np.zeros(ctx.wave.lanes, dtype=bool)
+    e1, e2 = _exponent(s1, b), _exponent(s2, b)
+    with np.errstate(all="ignore"):
+        inv = 1.0 / x1.astype(np.float64)
+        q = (x2 / x1).astype(ft)
+    up = np.ldexp(x0, scale).astype(ft)
+    down = np.ldexp(x0, -scale).astype(ft)
+
+    def case(cond, value=None, set_vcc=False):
+        nonlocal d, vcc, done
+        c = cond & ~done
+        if value is not None:
+            d = np.where(c, value, d)
+        if set_vcc:
+            vcc = vcc | c
+        done = done | c
+
+    case((x2 == 0) | (x1 == 0), ft(np.nan))
+    c = (e2 - e1) >= big
+    case(c & (x0 == x1), up, True)
+    case(c, None, True)
+    case(_is_denorm(x1), up)
+    inv_den = _is_denorm(inv)
+    q_den = _is_denorm(q)
+    case(inv_den & q_den & (x0 == x1), up, True)
+    case(inv_den & q_den, None, True)
+    case(inv_den, down)
+    case(q_den & (x0 == x2), up, True)
+    case(q_den, None, True)
+    case(e2 <= tiny_exp, up)
+    nan_in = _is_nan(s0, b) | _is_nan(s1, b) | _is_nan(s2, b)
+    out = _finish(ctx, f, _as_bits(d, b), b, nan_in)
+    write_vector(ctx.wave, f.dst, out, b)
+    write_lane_mask(ctx, f.sdst if (f.sdst is not None and f.sdst.text not in ("vcc", "vcc_lo")) else None, vcc)
+
+
+@semantic("v_div_fmas_f32", "v_div_fmas_f64")
+def v_div_fmas(ctx, insn):
+    """fma, then where VCC is set scale by 2**64 (f32; 2**128 for f64) if S2's exponent says the quotient is
+    large, else by the inverse (undoing v_div_scale). Input denormals are not flushed."""
+    b = 64 if "f64" in insn.mnemonic else 32
+    f = _form(insn)
+    us = [fsrc(ctx, f, i, b, flush=False) for i in range(3)]
+    x = [_as_float(u, b) for u in us]
+    r = _fma_exact(x[0], x[1], x[2], b)
+    vcc = read_lane_mask(ctx, None)
+    scale = 64 if b == 32 else 128
+    bias = 127 if b == 32 else 1023
+    e2 = _exponent(us[2], b)
+    with np.errstate(all="ignore"):
+        scaled = np.where(e2 > bias, np.ldexp(r.astype(np.float64) if b == 32 else r, scale),
+                          np.ldexp(r.astype(np.float64) if b == 32 else r, -scale)).astype(r.dtype)
+    r = np.where(vcc, scaled, r)
+    nan_in = _is_nan(us[0], b) | _is_nan(us[1], b) | _is_nan(us[2], b)
+    fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, b), b, nan_in), b)
+
+
+@semantic("v_div_fixup_f32", "v_div_fixup_f64", "v_div_fixup_f16")
+def v_div_fixup(ctx, insn):
+    """ISA pseudocode: special cases of S2/S1 (NaN, 0/0, inf/inf, x/0, inf/y, x/inf, 0/y, under/overflow),
+    otherwise the quotient estimate S0 with the quotient's sign."""
+    b = _width(insn.mnemonic)
+    f = _form(insn)
+    s0, s1, s2 = (fsrc(ctx, f, i, b, flush=False) for i in range(3))
+    x0, x1, x2 = (_as_float(u, b) for u in (s0, s1, s2))
+    ft, ut, sign, _, _, qnan = _T[b]
+    sign_out = ((s1 ^ s2) & ut(sign)) != 0
+    e1, e2 = _exponent(s1, b), _exponent(s2, b)
+    emax = {16: 31, 32: 255, 64: 2047}[b]
+    under = {16: -25, 32: -150, 64: -1075}[b]  # below the smallest denormal quotient
+    inf = np.where(sign_out, ft(-np.inf), ft(np.inf))
+    zero = np.where(sign_out, ft(-0.0), ft(0.0))
+    tiny = np.where(sign_out, -np.finfo(ft).smallest_subnormal, np.finfo(ft).smallest_subnormal).astype(ft)
+    huge = np.where(sign_out, -np.finfo(ft).max, np.finfo(ft).max).astype(ft)
+    r = np.where(sign_out, -np.abs(x0), np.abs(x0)).astype(ft)
+    rb = _as_bits(r, b)
+    conds = [
+        (_is_nan(s2, b), _quiet(s2, b)),
+        (_is_nan(s1, b), _quiet(s1, b)),
+        ((x1 == 0) & (x2 == 0), np.full(s0.shape, qnan | sign if b != 16 else 0xFE00, dtype=ut)),
+        (np.isinf(x1) & np.isinf(x2), np.full(s0.shape, qnan | sign if b != 16 else 0xFE00, dtype=ut)),
+        ((x1 == 0) | np.isinf(x2), _as_bits(inf, b)),
+        (np.isinf(x1) | (x2 == 0), _as_bits(zero, b)),
+        ((e2 - e1) < under, _as_bits(tiny, b)),
+        (e1 == emax, _as_bits(huge, b)),
+    ]
+    out = rb.copy()
+    done = np.zeros(s0.shape, dtype=bool)
+    for cond, val in conds:
+        c = cond & ~done
+        out = np.where(c, val, out).astype(ut)
+        done |= c
+    fdst(ctx, insn, f, _finish(ctx, f, out, b), b)
+
+
+# -- trig_preop
+
+_TWO_OVER_PI_BITS = 1201
+
+
+def _two_over_pi() -> int:
+    """floor(2/pi * 2**1201), from a Machin-formula pi computed with integers (guard bits included)."""
+    prec = _TWO_OVER_PI_BITS + 64
+    one = 1 << prec
+
+    def arctan_inv(n: int) -> int:
+        total, term, k, sign = 0, one // n, 1, 1
+        n2 = n * n
+        while term:
+            total += sign * (term // k)
+            term //= n2
+            k += 2
+            sign = -sign
+        return total
+
+    pi = 4 * (4 * arctan_inv(5) - arctan_inv(239))
+    return ((2 * one * one) // pi) >> 64
+
+
+_TOPI = _two_over_pi()
+
+
+@semantic("v_trig_preop_f64")
+def v_trig_preop(ctx, insn):
+    """53-bit segment S1[4:0] of 2/pi (shifted further for large S0), scaled so segments sum to 2/pi."""
+    f = _form(insn)
+    s0 = fsrc(ctx, f, 0, 64, flush=False)
+    seg = read_vector(ctx.wave, f.srcs[1], 32)
+    out = np.empty(ctx.wave.lanes, dtype=U64)
+    for i, (u, s) in enumerate(zip(s0.tolist(), seg.tolist(), strict=True)):
+        e = (u >> 52) & 0x7FF
+        shift = (s & 31) * 53
+        if e > 1077:
+            shift += e - 1077
+        frac = (_TOPI << shift) & ((1 << (_TWO_OVER_PI_BITS + shift)) - 1)  # drop the integer part
+        val = (frac >> (_TWO_OVER_PI_BITS - 53)) & ((1 << 53) - 1) if shift <= _TWO_OVER_PI_BITS else 0
+        scale = -53 - shift
+        if e >= 1968:
+            scale += 128
+        out[i] = np.float64(np.ldexp(float(val), scale)).view(U64)
+    write_vector(ctx.wave, f.dst, out, 64)
+
+
+# -- class
+
+
+@semantic("v_cmp_class_f32", "v_cmp_class_f64", "v_cmp_class_f16", "v_cmpx_class_f32", "v_cmpx_class_f64",
+          "v_cmpx_class_f16")
+def v_cmp_class(ctx, insn):
+    """S1's bits 0..9 select classes: sNaN, qNaN, -inf, -normal, -denormal, -0, +0, +denormal, +normal, +inf."""
+    b = _width(insn.mnemonic)
+    f = _form(insn)
+    a = fsrc(ctx, f, 0, b, flush=False)
+    mask = read_vector(ctx.wave, f.srcs[1], 32).astype(np.int64)
+    _compare_tail(ctx, insn, f, _class_bits(a, b, mask), insn.mnemonic.startswith("v_cmpx"))
+
+
+def _class_bits(a: np.ndarray, b: int, mask: np.ndarray) -> np.ndarray:
+    x = _as_float(a, b)
+    neg = (a & _T[b][1](_T[b][2])) != 0
+    den = _is_denorm(x)
+    cls = np.select(
+        [_is_snan(a, b), _is_nan(a, b), np.isinf(x) & neg, (x == 0) & neg, den & neg, neg,
+         np.isinf(x), x == 0, den],
+        [0, 1, 2, 5, 4, 3, 9, 6, 7], 8)
+    return ((mask >> cls) & 1).astype(bool)
+
+
+def _compare_tail(ctx, insn, f: _Form, res: np.ndarray, exec_write: bool) -> None:
+    """Write a compare's lane mask the way valu's compares do (VCC, an SGPR pair, or EXEC for v_cmpx)."""
+    w = ctx.wave
+    res = np.asarray(res, dtype=bool) & w.exec_mask()
+    target = f.sdst if f.sdst is not None else _explicit_vcc_dest(insn)
+    if exec_write:
+        if w.family == "gfx9":
+            write_lane_mask(ctx, target if target is not None and target.text != "exec" else None, res)
+        w.exec = w.to_mask(res)
+    else:
+        write_lane_mask(ctx, target if target is not None and target.text not in ("vcc", "vcc_lo") else None, res)
+
+
+_FCMP = {
+    "f": lambda a, b: np.zeros(a.shape, bool), "t": lambda a, b: np.ones(a.shape, bool),
+    "tru": lambda a, b: np.ones(a.shape, bool),
+    "lt": np.less, "eq": np.equal, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+    "lg": lambda a, b: np.less(a, b) | np.greater(a, b), "ne": np.not_equal,
+    "o": lambda a, b: ~(np.isnan(a) | np.isnan(b)), "u": lambda a, b: np.isnan(a) | np.isnan(b),
+    "nge": lambda a, b: ~np.greater_equal(a, b), "nlg": lambda a, b: ~(np.less(a, b) | np.greater(a, b)),
+    "ngt": lambda a, b: ~np.greater(a, b), "nle": lambda a, b: ~np.less_equal(a, b),
+    "neq": lambda a, b: ~np.equal(a, b), "nlt": lambda a, b: ~np.less(a, b),
+}
+
+
+def _fcmp(op: str, bits: int, exec_write: bool):
+    def run(ctx, insn):
+        f = _form(insn)
+        a, b = (_as_float(fsrc(ctx, f, i, bits), bits) for i in range(2))
+        with np.errstate(invalid="ignore"):
+            res = _FCMP[op](a, b)
+        _compare_tail(ctx, insn, f, res, exec_write)
+
+    return run
+
+
+for _op in _FCMP:
+    for _w, _s in ((16, "f16"), (32, "f32"), (64, "f64")):
+        semantic(f"v_cmp_{_op}_{_s}")(_fcmp(_op, _w, False))
+        semantic(f"v_cmpx_{_op}_{_s}")(_fcmp(_op, _w, True))
+
+
+# ---------------------------------------------------------------------------------------------- conversions
+
+
+def _cvt_float(src_bits: int, dst_bits: int):
+    def run(ctx, insn):
+        _check_round(ctx, insn, dst_bits)
+        f = _form(insn)
+        a = fsrc(ctx, f, 0, src_bits)
+        with np.errstate(all="ignore"):
+            r = _as_float(a, src_bits).astype(_T[dst_bits][0])
+        u = _as_bits(r, dst_bits)
+        # a NaN keeps its payload's top bits and is quiet (numpy does the same narrowing/widening)
+        fdst(ctx, insn, f, _finish(ctx, f, _quiet(u, dst_bits), dst_bits, _is_nan(a, src_bits)), dst_bits)
+
+    return run
+
+
+semantic("v_cvt_f16_f32")(_cvt_float(32, 16))
+semantic("v_cvt_f32_f16")(_cvt_float(16, 32))
+semantic("v_cvt_f32_f64")(_cvt_float(64, 32))
+semantic("v_cvt_f64_f32")(_cvt_float(32, 64))
+
+
+def _int_src(ctx, f: _Form, i: int, width: int, signed: bool) -> np.ndarray:
+    op = f.srcs[i]
+    v = read_vector(ctx.wave, op, 32)
+    if width == 16:
+        v = _half(v, "hi" in f.mods[i] or bool(_bit(f.op_sel, i)))
+    x = v.astype(np.int64) & ((1 << width) - 1)
+    if signed:
+        x = np.where(x >> (width - 1), x - (1 << width), x)
+    return x
+
+
+def _cvt_from_int(width: int, signed: bool, dst_bits: int):
+    def run(ctx, insn):
+        f = _form(insn)
+        x = _int_src(ctx, f, 0, width, signed)
+        r = x.astype(np.float64).astype(_T[dst_bits][0])  # |x| < 2**32: exact in f64, one rounding
+        fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, dst_bits), dst_bits), dst_bits)
+
+    return run
+
+
+semantic("v_cvt_f32_u32")(_cvt_from_int(32, False, 32))
+semantic("v_cvt_f32_i32")(_cvt_from_int(32, True, 32))
+semantic("v_cvt_f64_u32")(_cvt_from_int(32, False, 64))
+semantic("v_cvt_f64_i32")(_cvt_from_int(32, True, 64))
+semantic("v_cvt_f16_u16")(_cvt_from_int(16, False, 16))
+semantic("v_cvt_f16_i16")(_cvt_from_int(16, True, 16))
+
+
+def _cvt_to_int(src_bits: int, width: int, signed: bool, rnd: str = "trunc"):
+    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+
+    def run(ctx, insn):
+        f = _form(insn)
+        x = _as_float(fsrc(ctx, f, 0, src_bits), src_bits).astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            if rnd == "floor":
+                x = np.floor(x)
+            elif rnd == "rpi":
+                x = np.floor(x + 0.5)
+            else:
+                x = np.trunc(x)
+            r = np.where(np.isnan(x), 0, np.clip(x, lo, hi)).astype(np.int64)  # saturate; NaN -> 0
+        if width == 16:
+            fdst(ctx, insn, f, (r & 0xFFFF).astype(U32), 16)
+        else:
+            write_vector(ctx.wave, f.dst, (r & M32).astype(U32), 32)
+
+    return run
+
+
+semantic("v_cvt_u32_f32")(_cvt_to_int(32, 32, False))
+semantic("v_cvt_i32_f32")(_cvt_to_int(32, 32, True))
+semantic("v_cvt_u32_f64")(_cvt_to_int(64, 32, False))
+semantic("v_cvt_i32_f64")(_cvt_to_int(64, 32, True))
+semantic("v_cvt_u16_f16")(_cvt_to_int(16, 16, False))
+semantic("v_cvt_i16_f16")(_cvt_to_int(16, 16, True))
+semantic("v_cvt_i32_f16")(_cvt_to_int(16, 32, True))
+semantic("v_cvt_u32_f16")(_cvt_to_int(16, 32, False))
+semantic("v_cvt_flr_i32_f32", "v_cvt_floor_i32_f32")(_cvt_to_int(32, 32, True, "floor"))
+semantic("v_cvt_rpi_i32_f32", "v_cvt_nearest_i32_f32")(_cvt_to_int(32, 32, True, "rpi"))
+
+
+def _rtz16(x: np.ndarray) -> np.ndarray:
+    """f32 -> f16 rounding toward zero (v_cvt_pkrtz): round to nearest, then step back if that grew |x|."""
+    with np.errstate(all="ignore"):
+        h = x.astype(np.float16)
+        grew = np.isfinite(x) & (np.abs(h.astype(np.float32)) > np.abs(x))
+        return np.where(grew, np.nextafter(h, np.float16(0.0)), h).astype(np.float16)
+
+
+@semantic("v_cvt_pkrtz_f16_f32", "v_cvt_pk_rtz_f16_f32")
+def v_cvt_pkrtz(ctx, insn):
+    f = _form(insn)
+    a, b = (_as_float(fsrc(ctx, f, i, 32), 32) for i in range(2))
+    lo = _as_bits(_rtz16(a), 16).astype(U32)
+    hi = _as_bits(_rtz16(b), 16).astype(U32)
+    if not _denorm(ctx, 16)[1]:
+        lo, hi = _flush(lo, 16).astype(U32), _flush(hi, 16).astype(U32)
+    write_vector(ctx.wave, f.dst, lo | (hi << U32(16)), 32)
+
+
+@semantic("v_cvt_pk_f16_f32")
+def v_cvt_pk_f16_f32(ctx, insn):
+    f = _form(insn)
+    a, b = (_as_float(fsrc(ctx, f, i, 32), 32) for i in range(2))
+    with np.errstate(all="ignore"):
+        lo = _finish(ctx, f, _as_bits(a.astype(np.float16), 16), 16).astype(U32)
+        hi = _finish(ctx, f, _as_bits(b.astype(np.float16), 16), 16).astype(U32)
+    write_vector(ctx.wave, f.dst, lo | (hi << U32(16)), 32)
+
+
+def _cvt_pk_int(signed: bool):
+    lo_lim, hi_lim = (-(1 << 15), (1 << 15) - 1) if signed else (0, 0xFFFF)
+
+    def run(ctx, insn):
+        f = _form(insn)
+        a, b = (_int_src(ctx, f, i, 32, signed) for i in range(2))
+        ra = np.clip(a, lo_lim, hi_lim) & 0xFFFF
+        rb = np.clip(b, lo_lim, hi_lim) & 0xFFFF
+        write_vector(ctx.wave, f.dst, (ra | (rb << 16)).astype(U32), 32)
+
+    return run
+
+
+semantic("v_cvt_pk_u16_u32")(_cvt_pk_int(False))
+semantic("v_cvt_pk_i16_i32")(_cvt_pk_int(True))
+
+
+def _cvt_pknorm(signed: bool):
+    def run(ctx, insn):
+        f = _form(insn)
+        out = []
+        for i in range(2):
+            x = _as_float(fsrc(ctx, f, i, 32), 32).astype(np.float64)
+            if signed:
+                r = np.rint(np.clip(np.nan_to_num(x), -1.0, 1.0) * 32767.0).astype(np.int64)
+            else:
+                r = np.rint(np.clip(np.nan_to_num(x), 0.0, 1.0) * 65535.0).astype(np.int64)
+            out.append(r & 0xFFFF)
+        write_vector(ctx.wave, f.dst, (out[0] | (out[1] << 16)).astype(U32), 32)
+
+    return run
+
+
+semantic("v_cvt_pknorm_i16_f32")(_cvt_pknorm(True))
+semantic("v_cvt_pknorm_u16_f32")(_cvt_pknorm(False))
+
+
+@semantic("v_mov_b16")
+def v_mov_b16(ctx, insn):
+    """A 16-bit move (true16 halves on GFX11+): the other half of the destination is kept."""
+    f = _form(insn)
+    v = _raw(ctx, f.srcs[0], 16)
+    v = _half(v, "hi" in f.mods[0] or bool(_bit(f.op_sel, 0)))
+    fdst(ctx, insn, f, v, 16)
+
+
+# ---------------------------------------------------------------------------------------------- mixed precision
+
+
+@semantic("v_fma_mix_f32", "v_fma_mixlo_f16", "v_fma_mixhi_f16", "v_mad_mix_f32", "v_mad_mixlo_f16",
+          "v_mad_mixhi_f16")
+def v_fma_mix(ctx, insn):
+    """Sources are f16 (op_sel_hi bit set; op_sel picks the half) or f32; one fused operation in f32."""
+    f = _form(insn)
+    osh = f.op_sel_hi or [0, 0, 0]
+    xs = []
+    nan_in = np.zeros(ctx.wave.lanes, dtype=bool)
+    for i in range(3):
+        if _bit(osh, i):
+            v = _half(_raw(ctx, f.srcs[i], 32), bool(_bit(f.op_sel, i)))
+            u = _apply_negabs(v, f.mods[i] | ({"neg"} if _bit(f.neg_lo, i) else set()), 16)
+            u = u if _denorm(ctx, 16)[0] else _flush(u, 16)
+            nan_in |= _is_nan(u, 16)
+            xs.append(_as_float(u, 16).astype(np.float32))
+        else:
+            u = _apply_negabs(_raw(ctx, f.srcs[i], 32), f.mods[i] | ({"neg"} if _bit(f.neg_lo, i) else set()), 32)
+            u = u if _denorm(ctx, 32)[0] else _flush(u, 32)
+            nan_in |= _is_nan(u, 32)
+            xs.append(_as_float(u, 32))
+    if "mad_mix" in insn.mnemonic:
+        with np.errstate(all="ignore"):
+            r = (xs[0] * xs[1]).astype(np.float32) + xs[2]
+    else:
+        r = _fma_exact(xs[0], xs[1], xs[2], 32)
+    if insn.mnemonic.endswith("_f32"):
+        write_vector(ctx.wave, f.dst, _finish(ctx, f, _as_bits(r, 32), 32, nan_in), 32)
+        return
+    with np.errstate(all="ignore"):  # mixlo/mixhi: round the f32 result to f16 (a second rounding)
+        h = _finish(ctx, f, _quiet(_as_bits(r.astype(np.float16), 16), 16), 16, nan_in).astype(U32)
+    old = read_vector(ctx.wave, f.dst, 32)
+    out = (old & U32(0xFFFF)) | (h << U32(16)) if "mixhi" in insn.mnemonic else (old & U32(0xFFFF0000)) | h
+    write_vector(ctx.wave, f.dst, out, 32)
+
+
+# ---------------------------------------------------------------------------------------------- packed (VOP3P)
+
+
+def _pk_halves(ctx, f: _Form, i: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """(low-result operand, high-result operand) of source i: op_sel picks for the low, op_sel_hi for the high."""
+    op = f.srcs[i]
+    osh = f.op_sel_hi if f.op_sel_hi is not None else [1, 1, 1]
+    if bits == 16:
+        if op.kind is OperandKind.INLINE and isinstance(op.value, float):
+            v = read_vector(ctx.wave, op, 16, "f")  # f16 inline constant in the low half, high half zero
+        else:
+            v = read_vector(ctx.wave, op, 32)
+        lo = _half(v, bool(_bit(f.op_sel, i)))
+        hi = _half(v, bool(_bit(osh, i)))
+    else:
+        if op.kind in (OperandKind.INLINE, OperandKind.LITERAL):
+            v = read_vector(ctx.wave, op, 32, "f").astype(U64)  # f32 constant in the low dword
+        else:
+            v = read_vector(ctx.wave, op, 64)
+        lo = ((v >> U64(32)) if _bit(f.op_sel, i) else v) & U64(M32)
+        hi = ((v >> U64(32)) if _bit(osh, i) else v) & U64(M32)
+        lo, hi = lo.astype(U32), hi.astype(U32)
+    return lo, hi
+
+
+def _pk_float(fn, nsrc: int, bits: int):
+    def run(ctx, insn):
+        _check_round(ctx, insn, bits)
+        f = _form(insn)
+        keep_in = _denorm(ctx, bits)[0]
+        res = []
+        for half in (0, 1):
+            us = []
+            for i in range(nsrc):
+                lo, hi = _pk_halves(ctx, f, i, bits)
+                u = _apply_negabs(hi if half else lo, set(),  bits, _bit(f.neg_hi if half else f.neg_lo, i))
+                us.append(u if keep_in else _flush(u, bits))
+            xs = [_as_float(u, bits) for u in us]
+            with np.errstate(all="ignore"):
+                r = fn(*xs)
+            nan_in = np.zeros(ctx.wave.lanes, dtype=bool)
+            for u in us:
+                nan_in |= _is_nan(u, bits)
+            res.append(_finish(ctx, f, _as_bits(r, bits), bits, nan_in))
+        if bits == 16:
+            write_vector(ctx.wave, f.dst, res[0].astype(U32) | (res[1].astype(U32) << U32(16)), 32)
+        else:
+            write_vector(ctx.wave, f.dst, res[0].astype(U64) | (res[1].astype(U64) << U64(32)), 64)
+
+    return run
+
+
+for _w, _s in ((16, "f16"), (32, "f32")):
+    semantic(f"v_pk_add_{_s}")(_pk_float(lambda a, b: a + b, 2, _w))
+    semantic(f"v_pk_mul_{_s}")(_pk_float(lambda a, b: a * b, 2, _w))
+    semantic(f"v_pk_fma_{_s}")(_pk_float(_fma_of, 3, _w))
+
+
+def _pk_minmax(is_min: bool, num: bool):
+    def run(ctx, insn):
+        f = _form(insn)
+        res = []
+        for half in (0, 1):
+            us = []
+            for i in range(2):
+                lo, hi = _pk_halves(ctx, f, i, 16)
+                u = _apply_negabs(hi if half else lo, set(), 16, _bit(f.neg_hi if half else f.neg_lo, i))
+                us.append(u if _denorm(ctx, 16)[0] else _flush(u, 16))
+            res.append(_finish(ctx, f, _minmax(ctx, us[0], us[1], 16, is_min, num), 16))
+        write_vector(ctx.wave, f.dst, res[0].astype(U32) | (res[1].astype(U32) << U32(16)), 32)
+
+    return run
+
+
+semantic("v_pk_min_f16")(_pk_minmax(True, False))
+semantic("v_pk_max_f16")(_pk_minmax(False, False))
+semantic("v_pk_min_num_f16")(_pk_minmax(True, True))
+semantic("v_pk_max_num_f16")(_pk_minmax(False, True))
+
+
+def _pk_int(fn, nsrc: int, signed: bool, sat: bool = True):
+    lo_lim, hi_lim = (-(1 << 15), (1 << 15) - 1) if signed else (0, 0xFFFF)
+
+    def run(ctx, insn):
+        f = _form(insn)
+        res = []
+        for half in (0, 1):
+            xs = []
+            for i in range(nsrc):
+                lo, hi = _pk_halves(ctx, f, i, 16)
+                x = (hi if half else lo).astype(np.int64)
+                if signed:
+                    x = np.where(x >> 15, x - (1 << 16), x)
+                xs.append(x)
+            r = fn(*xs)
+            if f.clamp and sat:
+                r = np.clip(r, lo_lim, hi_lim)
+            res.append(r & 0xFFFF)
+        write_vector(ctx.wave, f.dst, (res[0] | (res[1] << 16)).astype(U32), 32)
+
+    return run
+
+
+semantic("v_pk_add_u16")(_pk_int(lambda a, b: a + b, 2, False))
+semantic("v_pk_add_i16")(_pk_int(lambda a, b: a + b, 2, True))
+semantic("v_pk_sub_u16")(_pk_int(lambda a, b: a - b, 2, False))
+semantic("v_pk_sub_i16")(_pk_int(lambda a, b: a - b, 2, True))
+semantic("v_pk_mul_lo_u16")(_pk_int(lambda a, b: a * b, 2, False, False))
+semantic("v_pk_mad_u16")(_pk_int(lambda a, b, c: a * b + c, 3, False))
+semantic("v_pk_mad_i16")(_pk_int(lambda a, b, c: a * b + c, 3, True))
+semantic("v_pk_min_u16")(_pk_int(np.minimum, 2, False))
+semantic("v_pk_max_u16")(_pk_int(np.maximum, 2, False))
+semantic("v_pk_min_i16")(_pk_int(np.minimum, 2, True))
+semantic("v_pk_max_i16")(_pk_int(np.maximum, 2, True))
+semantic("v_pk_lshlrev_b16")(_pk_int(lambda a, b: b << (a & 15), 2, False, False))
+semantic("v_pk_lshrrev_b16")(_pk_int(lambda a, b: (b & 0xFFFF) >> (a & 15), 2, False, False))
+semantic("v_pk_ashrrev_i16")(_pk_int(lambda a, b: b >> (a & 15), 2, True, False))
+
+
+# ---------------------------------------------------------------------------------------------- DPP and SDWA
+
+_DPP_RE = re.compile(r"\b(quad_perm|row_shl|row_shr|row_ror|wave_shl|wave_shr|wave_rol|wave_ror|row_mirror|"
+                     r"row_half_mirror|row_bcast|row_share|row_xmask|row_newbcast|dpp8)\b")
+_SDWA_SEL = {"BYTE_0": (0, 8), "BYTE_1": (8, 8), "BYTE_2": (16, 8), "BYTE_3": (24, 8), "WORD_0": (0, 16),
+             "WORD_1": (16, 16), "DWORD": (0, 32)}
+
+
+def _dpp_sources(insn, lanes: int) -> tuple[np.ndarray, bool]:
+    """Per lane: the lane its src0 is read from (-1 = none/invalid), and whether the control is DPP8."""
+    t = insn.text
+    i = np.arange(lanes)
+    row = i & ~15
+    m = re.search(r"dpp8:\[([\d,]+)\]", t)
+    if m:
+        sel = [int(x) for x in m.group(1).split(",")]
+        return (i & ~7) + np.array(sel)[i & 7], True
+    m = re.search(r"quad_perm:\[([\d,]+)\]", t)
+    if m:
+        sel = [int(x) for x in m.group(1).split(",")]
+        return (i & ~3) + np.array(sel)[i & 3], False
+    if "row_half_mirror" in t:
+        return (i & ~7) + (7 - (i & 7)), False
+    if "row_mirror" in t:
+        return row + (15 - (i & 15)), False
+    m = re.search(r"(row_shl|row_shr|row_ror|wave_shl|wave_shr|wave_rol|wave_ror|row_bcast|row_share|row_xmask|"
+                  r"row_newbcast):(\d+)", t)
+    if not m:
+        raise Unsupported(f"{t} (DPP control not recognised)", insn.address)
+    kind, n = m.group(1), int(m.group(2))
+    if kind == "row_shl":
+        src = i + n
+        return np.where((src & ~15) == row, src, -1), False
+    if kind == "row_shr":
+        src = i - n
+        return np.where((src >= 0) & ((src & ~15) == row), src, -1), False
+    if kind == "row_ror":
+        return row + (((i & 15) - n) & 15), False
+    if kind in ("row_share", "row_newbcast"):
+        return row + n, False
+    if kind == "row_xmask":
+        return row + ((i & 15) ^ n), False
+    if kind == "wave_shl":
+        return np.where(i + 1 < lanes, i + 1, -1), False
+    if kind == "wave_shr":
+        return np.where(i >= 1, i - 1, -1), False
+    if kind == "wave_rol":
+        return (i + 1) % lanes, False
+    if kind == "wave_ror":
+        return (i - 1) % lanes, False
+    if kind == "row_bcast":  # gfx9: the last lane of the previous row (15) or lane 31 for the upper half (31)
+        if n == 15:
+            return np.where(i >= 16, row - 1, -2), False
+        return np.where(i >= 32, 31, -2), False
+    raise Unsupported(f"{t} (DPP control {kind})", insn.address)
+
+
+def _temp_operand(op, reg: int, count: int, mods: set):
+    keep = tuple(x for x in ("neg", "abs", "hi") if x in mods)
+    suffix = ".h" if op.text.endswith(".h") else ".l" if op.text.endswith(".l") else ""
+    text = (f"v{reg}" if count == 1 else f"v[{reg}:{reg + count - 1}]") + suffix
+    return dataclasses.replace(op, kind=OperandKind.VGPR, register=reg, count=count, text=text, modifiers=keep)
+
+
+def _writes_lane_mask(insn) -> bool:
+    vd, sd, _ = _split(insn)
+    return insn.encoding.startswith("VOPC") or bool(sd) or any(
+        k in insn.mnemonic for k in ("_co_", "addc", "subb", "_cmp"))
+
+
+def _base_of(insn):
+    """The instruction with its DPP/SDWA suffixes removed (text keeps the modifiers for reading them)."""
+    mn = insn.mnemonic
+    for s in ("_e64_dpp", "_e32_dpp", "_dpp", "_sdwa"):
+        if mn.endswith(s):
+            mn = mn[: -len(s)]
+            break
+    enc = re.sub(r"_(DPP8|DPP16|DPP|SDWA)$", "", insn.encoding)
+    fn = SEMANTICS.get(mn)
+    if fn is None:
+        from amddbg.emu.semantics import base_mnemonic
+
+        fn = SEMANTICS.get(base_mnemonic(mn))
+    return mn, enc, fn
+
+
+@semantic("__dpp__")
+def dpp(ctx, insn):
+    """DPP: src0 is read from another lane (quad_perm, row shifts/rotates, mirrors, broadcasts, share/xmask,
+    DPP8); row_mask/bank_mask disable writes; an invalid source lane reads 0 with bound_ctrl, otherwise the lane is
+    not written. Unknown hardware results (DPP8 reading an inactive lane without fi, row_bcast into row 0, a masked
+    lane of a lane-mask-writing instruction) stop the wave as unsupported rather than guess."""
+    w = ctx.wave
+    mn, enc, fn = _base_of(insn)
+    if fn is None or fn is dpp:
+        raise Unsupported(insn.text, insn.address)
+    vd, sd, ss = _split(insn)
+    if not ss or ss[0].kind not in (OperandKind.VGPR,):
+        raise Unsupported(f"{insn.text} (DPP source 0 is not a VGPR)", insn.address)
+    src_lane, is8 = _dpp_sources(insn, w.lanes)
+    t = insn.text
+    fi = re.search(r"\bfi:1\b", t) is not None
+    bound = "bound_ctrl:" in t  # LLVM prints it only when the BOUND_CTRL bit is set (gfx9 syntax bound_ctrl:0)
+    exec_mask = w.exec_mask()
+    write = exec_mask.copy()
+    if not is8:
+        rm = re.search(r"row_mask:(0x[0-9a-fA-F]+|\d+)", t)
+        bm = re.search(r"bank_mask:(0x[0-9a-fA-F]+|\d+)", t)
+        rmask = int(rm.group(1), 0) if rm else 0xF
+        bmask = int(bm.group(1), 0) if bm else 0xF
+        i = np.arange(w.lanes)
+        write &= ((rmask >> ((i >> 4) & 3)) & 1).astype(bool) & ((bmask >> ((i >> 2) & 3)) & 1).astype(bool)
+    if np.any(write & (src_lane == -2)):
+        raise Unsupported(f"{t} (row_bcast into the first row: not modelled)", insn.address)
+    in_range = (src_lane >= 0) & (src_lane < w.lanes)
+    safe = np.where(in_range, src_lane, 0)
+    src_active = exec_mask[safe] & in_range
+    valid = in_range & (src_active | fi)
+    if is8 and np.any(write & in_range & ~valid):
+        raise Unsupported(f"{t} (DPP8 read of an inactive lane without fi:1)", insn.address)
+    zero_fill = ~valid & bound
+    write &= valid | bound
+    if _writes_lane_mask(insn) and not np.array_equal(write, exec_mask):
+        raise Unsupported(f"{t} (DPP mask on a lane-mask-writing instruction)", insn.address)
+    op0 = ss[0]
+    count = max(op0.count, 2 if "f64" in mn or "b64" in mn else 1)
+    regs_needed = max([w.v.shape[0]] + [o.register + o.count for o in insn.operands
+                                        if o.kind is OperandKind.VGPR and o.register is not None])
+    w.ensure_vgprs(regs_needed + count)
+    tmp = regs_needed
+    for k in range(count):
+        vals = w.v[op0.register + k][safe]
+        w.v[tmp + k] = np.where(zero_fill, U32(0), vals).astype(U32)
+    texts = _operand_texts(insn)
+    mods0 = set(op0.modifiers) | (_text_mods(texts[len(texts) - len(ss)]) if len(texts) >= len(ss) else set())
+    new_ops = tuple(_temp_operand(o, tmp, count, mods0) if o is op0 else _with_text_mods(o, insn, texts, ss)
+                    for o in insn.operands)
+    base = dataclasses.replace(insn, mnemonic=mn, encoding=enc, operands=new_ops)
+    saved_exec = w.exec
+    w.exec = w.to_mask(write)
+    try:
+        fn(ctx, base)
+    finally:
+        if w.exec == w.to_mask(write):
+            w.exec = saved_exec
+        w.v = w.v[:max(regs_needed, 1)]
+
+
+def _with_text_mods(o, insn, texts, ss):
+    """Operands of DPP/SDWA forms carry neg/abs/sext only in the text; put them back on the operand."""
+    if o.is_dest or o not in ss or len(texts) < len(ss):
+        return o
+    t = texts[len(texts) - len(ss) + ss.index(o)]
+    mods = tuple(sorted(set(o.modifiers) | (_text_mods(t) & {"neg", "abs", "sext"})))
+    return dataclasses.replace(o, modifiers=mods) if mods != o.modifiers else o
+
+
+@semantic("__sdwa__")
+def sdwa(ctx, insn):
+    """SDWA (GFX9): each source's selected byte/word is zero- or sign-extended (sext) before the base operation;
+    the result's dst_sel field is written with the rest padded with zeros, sign-extended or preserved."""
+    w = ctx.wave
+    mn, enc, fn = _base_of(insn)
+    if fn is None or fn is sdwa:
+        raise Unsupported(insn.text, insn.address)
+    vd, sd, ss = _split(insn)
+    texts = _operand_texts(insn)
+    regs_needed = max([w.v.shape[0]] + [o.register + o.count for o in insn.operands
+                                        if o.kind is OperandKind.VGPR and o.register is not None])
+    w.ensure_vgprs(regs_needed + len(ss))
+    new_ops = list(insn.operands)
+    for k, o in enumerate(ss):
+        t = texts[len(texts) - len(ss) + k] if len(texts) >= len(ss) else ""
+        mods = set(o.modifiers) | _text_mods(t)
+        m = re.search(rf"src{k}_sel:(\w+)", insn.text)
+        sel = _SDWA_SEL.get(m.group(1), (0, 32)) if m else (0, 32)
+        if o.kind is OperandKind.SPECIAL and o.text in ("vcc", "vcc_lo") and k >= 2:
+            continue
+        v = read_vector(w, o, 32)
+        off, width = sel
+        if width < 32:
+            v = (v >> U32(off)) & U32((1 << width) - 1)
+            if "sext" in mods:
+                v = np.where(v >> U32(width - 1) & U32(1), v | U32(M32 ^ ((1 << width) - 1)), v).astype(U32)
+        w.v[regs_needed + k] = v.astype(U32)
+        new_ops[insn.operands.index(o)] = _temp_operand(o, regs_needed + k, 1, mods)
+    base = dataclasses.replace(insn, mnemonic=mn, encoding=enc, operands=tuple(new_ops))
+    dsel_m = re.search(r"dst_sel:(\w+)", insn.text)
+    dsel = _SDWA_SEL.get(dsel_m.group(1), (0, 32)) if dsel_m else (0, 32)
+    old = read_vector(w, vd[0], 32) if vd else None
+    try:
+        fn(ctx, base)
+        if vd and dsel != (0, 32):
+            off, width = dsel
+            new = read_vector(w, vd[0], 32)
+            field = (new & U32((1 << width) - 1)) << U32(off)
+            if "UNUSED_PRESERVE" in insn.text:
+                out = (old & U32(M32 ^ (((1 << width) - 1) << off))) | field
+            elif "UNUSED_SEXT" in insn.text:
+                top = (new >> U32(width - 1)) & U32(1)
+                out = field | np.where(top == 1, U32(M32 ^ ((1 << (off + width)) - 1)), U32(0))
+            else:
+                out = field
+            write_vector(w, vd[0], out.astype(U32), 32)
+    finally:
+        w.v = w.v[:max(regs_needed, 1)]
+
+
+def is_dpp(insn) -> bool:
+    """DPP forms: the `_dpp` mnemonics, and GFX11+ VOPC DPP that the decoder names without the suffix."""
+    return insn.mnemonic.endswith("_dpp") or (insn.mnemonic.startswith("v_") and _DPP_RE.search(insn.text) is not None)
+
+
+def modifier_semantic(insn):
+    """The DPP or SDWA wrapper for `insn`, or None when it has neither (used by `semantics.lookup`)."""
+    if insn.mnemonic.endswith("_sdwa") or insn.encoding.endswith("SDWA"):
+        return sdwa
+    if is_dpp(insn):
+        return dpp
+    return None
+
+
+# s_denorm_mode / s_round_mode (GFX10+) write MODE's FP_DENORM / FP_ROUND fields, which the float ops read
+@semantic("s_denorm_mode")
+def s_denorm_mode(ctx, insn):
+    imm = int(insn.operands[0].value or 0) if insn.operands else 0
+    ctx.wave.mode = (ctx.wave.mode & ~0xF0) | ((imm & 0xF) << 4)
+
+
+@semantic("s_round_mode")
+def s_round_mode(ctx, insn):
+    imm = int(insn.operands[0].value or 0) if insn.operands else 0
+    ctx.wave.mode = (ctx.wave.mode & ~0xF) | (imm & 0xF)
+

@@ -35,6 +35,14 @@ class VectorCaches:
         self.lines: dict[int, dict[int, bytearray]] = {}  # L0/L1 per CU or WGP
         self.gl1: dict[int, dict[int, bytearray]] = {}  # GFX10/11: per shader array
         self.two_level = family in ("gfx10", "gfx11", "gfx12")
+        # Visibility choices (exploration, docs/emulator.md "Exploration"); off by default: stores write
+        # through at once and no line is dropped or filled except by the wave's own instructions.
+        self.delayed = False  # stores wait in their CU's write path until drained
+        self.pending: dict[int, list[tuple[tuple, int, bytes, int]]] = {}  # CU -> FIFO (wave, address, data, lane)
+        self.rng = None
+        self.drain_probability = 0.0
+        self.evict_probability = 0.0
+        self.through = False  # set for the step of an atomic: its write is performed at L2 at once
 
     def cu_of(self, wave) -> int:
         return wave.group_key % CUS
@@ -57,6 +65,11 @@ class VectorCaches:
         return bool(policy.get("glc") or policy.get("dlc"))
 
     def load(self, wave, address: int, size: int, lane: int, policy: dict) -> bytes:
+        if self.pending:
+            return self._load(wave, address, size, lane, policy)
+        return self._load_levels(wave, address, size, lane, policy)
+
+    def _load_levels(self, wave, address: int, size: int, lane: int, policy: dict) -> bytes:
         policy = policy or {}
         if self.family == "gfx12":  # scope SE reads the shader engine's cache, DEV and SYS go to L2
             scope = self._scope(policy)
@@ -72,6 +85,20 @@ class VectorCaches:
         if self.bypass(policy):
             return self.memory.read(address, size, [lane])
         return self._read(self.lines.setdefault(self.cu_of(wave), {}), None, address, size, lane)
+
+    def _load(self, wave, address: int, size: int, lane: int, policy: dict) -> bytes:
+        """A load sees its own CU's stores still in the write path (the CU processes its memory operations in
+        order, so a later load of the same address, bypassing or not, finds them ahead of it)."""
+        data = self._load_levels(wave, address, size, lane, policy)
+        fifo = self.pending.get(self.cu_of(wave))
+        if not fifo:
+            return data
+        out = bytearray(data)
+        for _, a, d, _ in fifo:
+            lo, hi = max(a, address), min(a + len(d), address + size)
+            if lo < hi:
+                out[lo - address:hi - address] = d[lo - a:hi - a]
+        return bytes(out)
 
     def _read(self, cache: dict, below: dict | None, address: int, size: int, lane: int) -> bytes:
         out = bytearray()
@@ -93,8 +120,105 @@ class VectorCaches:
         return bytes(out)
 
     def store(self, wave, address: int, data: bytes, lane: int) -> None:
+        if self.delayed and not self.through:
+            self.memory.read(address, len(data), [lane])  # an unmapped address faults at issue, as before
+            cu = self.cu_of(wave)
+            self._patch(self.lines.get(cu), address, data)  # write-through: the writer's L1 line is updated now
+            self.pending.setdefault(cu, []).append(((wave.group_key, wave.wave_in_group), address, bytes(data), lane))
+            return
         self.memory.write(address, data, [lane])
         self.refresh(wave, address, len(data))
+
+    # -- visibility choices (exploration) ------------------------------------------------------------
+    def configure(self, *, delay: bool, drain_probability: float, evict_probability: float, rng) -> None:
+        """Turn on delayed write-through and random evictions, both drawn from `rng` (a seeded
+        random.Random), so one seed reproduces one visibility order."""
+        self.delayed = delay
+        self.drain_probability = drain_probability
+        self.evict_probability = evict_probability
+        self.rng = rng
+
+    def prefill(self, wave_like, address: int) -> None:
+        """The line holding `address` is in the CU's L1 (and its shader array's GL1) with the bytes L2 holds
+        now: a fill by an earlier access of that CU, after the dispatch's acquire invalidated the caches."""
+        base = address - address % LINE
+        data = bytearray(self.memory.read(base, LINE))
+        self.lines.setdefault(self.cu_of(wave_like), {})[base] = bytearray(data)
+        if self.two_level:
+            self.gl1.setdefault(self.array_of(wave_like), {})[base] = bytearray(data)
+
+    @staticmethod
+    def _patch(cache: dict | None, address: int, data: bytes) -> None:
+        if not cache:
+            return
+        for i, b in enumerate(data):
+            line = cache.get((address + i) - (address + i) % LINE)
+            if line is not None:
+                line[(address + i) % LINE] = b
+
+    def pending_stores(self) -> int:
+        return sum(len(f) for f in self.pending.values())
+
+    def drain_one(self, cu: int) -> None:
+        """The oldest store of the CU's write path reaches L2 (the path is in order: a later store of the CU
+        never overtakes an earlier one, which keeps a workgroup-scope release cumulative)."""
+        fifo = self.pending.get(cu)
+        if not fifo:
+            return
+        (group, _), address, data, lane = fifo.pop(0)
+        if not fifo:
+            del self.pending[cu]
+        self.memory.write(address, data, [lane])
+        self._patch(self.lines.get(cu), address, data)
+        if self.two_level:
+            self._patch(self.gl1.get(group % ARRAYS), address, data)
+
+    def drain_wave(self, wave, keep: int = 0) -> None:
+        """Drain the CU's path until at most `keep` stores of this wave are in it (s_waitcnt on the counter
+        that counts them: a wave's stores complete in order, and so do the older stores ahead of them)."""
+        cu = self.cu_of(wave)
+        me = (wave.group_key, wave.wave_in_group)
+        while sum(1 for e in self.pending.get(cu, ()) if e[0] == me) > keep:
+            self.drain_one(cu)
+
+    def drain_all(self) -> None:
+        for cu in list(self.pending):
+            while self.pending.get(cu):
+                self.drain_one(cu)
+
+    def before_step(self, wave, insn, family: str) -> None:
+        """The latest point a store may stay in the write path: the wave's wait on its store counter
+        (vmcnt on GFX9, vscnt on GFX10/11, storecnt on GFX12; every release at a scope wider than the CU
+        waits there). An atomic is performed at L2 behind the CU's earlier stores."""
+        if insn is None or not self.pending:
+            return
+        m = insn.mnemonic
+        if "atomic" in m:
+            cu = self.cu_of(wave)
+            while self.pending.get(cu):
+                self.drain_one(cu)
+            self.through = True
+            return
+        if not m.startswith(("s_waitcnt", "s_wait_")):
+            return
+        keep = _store_wait(m, insn.text or "", family)
+        if keep is not None:
+            self.drain_wave(wave, keep)
+
+    def after_step(self) -> None:
+        """The explorer's choice points: after every instruction, maybe one CU's oldest store reaches L2 and
+        maybe one L1 line is evicted (caches may drop a line at any time; the next load refills it)."""
+        self.through = False
+        rng = self.rng
+        if rng is None:
+            return
+        if self.pending and rng.random() < self.drain_probability:
+            self.drain_one(rng.choice(sorted(self.pending)))
+        if self.evict_probability and rng.random() < self.evict_probability:
+            cus = sorted(cu for cu, lines in self.lines.items() if lines)
+            if cus:
+                cu = rng.choice(cus)
+                self.lines[cu].pop(rng.choice(sorted(self.lines[cu])))
 
     def refresh(self, wave, address: int, size: int) -> None:
         """The writer's own CU sees its write (its line is updated from L2)."""
@@ -126,3 +250,92 @@ class VectorCaches:
         if drop:
             self.lines.pop(self.cu_of(wave), None)
         return drop
+
+    # -- whole-instruction access (the vectorised fast path of the memory instructions) -------------------------
+    def gather(self, wave, addrs, lanes, policy: dict):
+        """`load` for every lane of one instruction at once: `addrs` is (lanes, bytes) uint64 in lane order. The
+        same lines are filled from the same level, in the same order, and an unmapped line faults at the same
+        lane as lane-by-lane `load` calls would. None when the per-lane path must run (a store still in a write
+        path, or a bypassing read of an unmapped page, which then faults there exactly as before)."""
+        import numpy as np
+
+        if self.pending:
+            return None
+        policy = policy or {}
+        if self.family == "gfx12":
+            scope = self._scope(policy)
+            policy = {"glc": scope in ("SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"),
+                      "dlc": scope in ("SCOPE_DEV", "SCOPE_SYS")}
+        if self.two_level:
+            if policy.get("dlc"):
+                return self.memory.gather(addrs)
+            gl1 = self.gl1.setdefault(self.array_of(wave), {})
+            if policy.get("glc"):
+                cache, below = gl1, None
+            else:
+                cache, below = self.lines.setdefault(self.cu_of(wave), {}), gl1
+        elif self.bypass(policy):
+            return self.memory.gather(addrs)
+        else:
+            cache, below = self.lines.setdefault(self.cu_of(wave), {}), None
+        flat = addrs.ravel()
+        bases = flat & np.uint64(~(LINE - 1) & 0xFFFFFFFFFFFFFFFF)
+        uniq, first, inv = np.unique(bases, return_index=True, return_inverse=True)
+        width = addrs.shape[1]
+        lines: list = [None] * len(uniq)
+        for j in np.argsort(first, kind="stable").tolist():  # first touch order = lane order
+            base = int(uniq[j])
+            line = cache.get(base)
+            if line is None:
+                src = below.get(base) if below is not None else None
+                if src is None:
+                    src = bytearray(self.memory.read(base, LINE, [lanes[int(first[j]) // width]]))
+                    if below is not None:
+                        below[base] = src
+                line = cache[base] = bytearray(src)
+            lines[j] = line
+        stacked = np.frombuffer(b"".join(lines), dtype=np.uint8)
+        return stacked[inv.reshape(-1) * LINE + (flat & np.uint64(LINE - 1)).astype(np.intp)].reshape(addrs.shape)
+
+    def scatter(self, wave, addrs, data) -> bool:
+        """`store` for every lane of one instruction at once (rows in lane order): written through to L2, then
+        the writer's lines refreshed, which leaves the state lane-by-lane stores leave. False, nothing done,
+        when the per-lane path must run (delayed write paths, or `GlobalMemory.scatter` declines)."""
+        import numpy as np
+
+        if self.delayed and not self.through:
+            return False
+        if not self.memory.scatter(addrs, data, addrs.shape[1]):
+            return False
+        caches = [c for c in (self.lines.get(self.cu_of(wave)), self.gl1.get(self.array_of(wave))) if c]
+        if caches:
+            bases = np.unique(addrs.ravel() & np.uint64(~(LINE - 1) & 0xFFFFFFFFFFFFFFFF)).tolist()
+            for cache in caches:
+                for a in bases:
+                    if a in cache:
+                        cache[a] = bytearray(self.memory.read(a, LINE))
+        return True
+
+
+def _store_wait(mnemonic: str, text: str, family: str) -> int | None:
+    """How many of the wave's stores may still be outstanding after this wait (None: it waits for none).
+    Unparsed forms count as 0: draining early is always a behaviour the hardware has."""
+    import re
+
+    if family in ("gfx10", "gfx11"):
+        if mnemonic != "s_waitcnt_vscnt":
+            return None
+        nums = re.findall(r"0x[0-9a-fA-F]+|\b\d+\b", text.split(None, 1)[1] if " " in text else "")
+        return int(nums[-1], 0) if nums else 0
+    if family == "gfx12":
+        if mnemonic == "s_wait_storecnt":
+            nums = re.findall(r"0x[0-9a-fA-F]+|\b\d+\b", text.split(None, 1)[1] if " " in text else "")
+            return int(nums[-1], 0) if nums else 0
+        return 0 if mnemonic == "s_wait_storecnt_dscnt" else None
+    if mnemonic != "s_waitcnt":
+        return None
+    m = re.search(r"vmcnt\((\d+)\)", text)
+    if m:
+        return int(m.group(1))
+    operands = text.split(None, 1)[1].strip() if " " in text.strip() else ""
+    return 0 if re.fullmatch(r"0x0|0", operands) else None

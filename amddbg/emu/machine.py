@@ -13,6 +13,7 @@ machine state repeats (a spin loop polling memory nothing will change).
 from __future__ import annotations
 
 import hashlib
+import random
 import struct
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +30,7 @@ LOAD_ADDRESS = 0x7F00_0000_0000
 ARCHITECTED_FLAT_SCRATCH = ("gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12")
 PACKED_TID = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12")
 QUANTUM = 16
+LAUNCH_SPREAD = 2048  # seeded schedules: launch-time spread of the waves, in clocks
 DYNAMIC_STACK = 1024  # hipLimitStackSize's default, bytes of private stack per work-item
 SNAPSHOT_EVERY = 997
 
@@ -71,6 +73,19 @@ class Workgroup:
     lds: LDS
     waves: list[Wave] = field(default_factory=list)
     arrived: set = field(default_factory=set)
+
+
+def _nth_permutation(items: list, n: int) -> list:
+    """The n-th permutation of `items` in lexicographic order of positions (n modulo len(items)!)."""
+    import math
+
+    pool, out = list(items), []
+    n %= math.factorial(len(pool))
+    while pool:
+        f = math.factorial(len(pool) - 1)
+        i, n = divmod(n, f)
+        out.append(pool.pop(i))
+    return out
 
 
 class Machine:
@@ -359,6 +374,15 @@ class Machine:
         t0 = time.perf_counter()
         total = 0
         seen: set[bytes] = set()
+        rng = random.Random(self.seed) if self.seed else None  # seed 0: deterministic round-robin
+        caches = self.caches
+        if rng is not None:  # a seeded schedule also launches the waves at different times, as a dispatcher may:
+            fresh = [w for w in self.waves if w.state == READY and w.instructions == 0]
+            if self.seed % 2:  # odd seeds: one after another, the (seed // 2)-th launch order (1, 3, 5... cover all)
+                fresh = _nth_permutation(fresh, self.seed // 2)
+            for k, w in enumerate(fresh):  # even seeds: all within LAUNCH_SPREAD clocks
+                delay = k * LAUNCH_SPREAD + rng.randrange(64) if self.seed % 2 else rng.randrange(LAUNCH_SPREAD)
+                w.state, w.sleep_until = SLEEPING, self.clock + delay
         next_snapshot = SNAPSHOT_EVERY
         while True:
             stopped = [w for w in self.waves if w.state in (TRAPPED, FAULTED, UNSUPPORTED)]
@@ -383,11 +407,17 @@ class Machine:
                     return self._result("hang", f"{len(waiting)} wave(s) wait at a barrier that can never complete",
                                         total, t0)
                 return self._result("completed", "every wave ended", total, t0)
+            if rng is not None:  # a seeded schedule: the turn order and each turn's length are drawn from the seed
+                rng.shuffle(ready)
             for w in ready:
-                for _ in range(QUANTUM):
+                for _ in range(rng.randint(1, QUANTUM) if rng is not None else QUANTUM):
                     if w.state != READY:
                         break
+                    if caches.delayed:
+                        caches.before_step(w, self.instructions.get(w.pc), self.family)
                     self.step_wave(w, hook)
+                    if caches.delayed:
+                        caches.after_step()
                     total += 1
                     if max_instructions is not None and total >= max_instructions:
                         return self._result("limit", f"stopped after {total} wave-instructions (--max-instructions)",
@@ -397,7 +427,7 @@ class Machine:
                         x.state = READY
                 if w.state in (TRAPPED, FAULTED, UNSUPPORTED):
                     break
-            if total >= next_snapshot:
+            if total >= next_snapshot and not caches.pending_stores():  # stores in flight still change memory
                 next_snapshot = total + SNAPSHOT_EVERY
                 fp = self.fingerprint()
                 if fp in seen:
@@ -420,6 +450,7 @@ class Machine:
         return h.digest()
 
     def _result(self, status: str, reason: str, total: int, t0: float) -> RunResult:
+        self.caches.drain_all()  # stores still in flight reach memory: the final state is what the kernel left
         return RunResult(status, reason, total, time.perf_counter() - t0, list(self.waves))
 
     # -- views --------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #define __device__ __attribute__((device))
 #define __shared__ __attribute__((shared))
 #define NOINLINE __attribute__((noinline))
+#define ALWAYS_INLINE __attribute__((always_inline))
 
 typedef unsigned int u32;
 typedef int i32;
@@ -195,30 +196,36 @@ extern "C" __global__ void calls(const i32 *in, i32 *out) {
 }
 
 // 32- and 64-bit integer division and remainder, signed and unsigned.
+__device__ static inline ALWAYS_INLINE void intdiv_body(i32 x, i32 y, i64 x64, i64 y64, i32 *o32, i64 *o64) {
+  o32[0] = x / y;
+  o32[1] = x % y;
+  o32[2] = (i32)((u32)x / (u32)y);
+  o32[3] = (i32)((u32)x % (u32)y);
+  o64[0] = x64 / y64;
+  o64[1] = x64 % y64;
+  o64[2] = (i64)((u64)x64 / (u64)y64);
+  o64[3] = (i64)((u64)x64 % (u64)y64);
+}
+
 extern "C" __global__ void intdiv(const i32 *a, const i32 *b, const i64 *a64, const i64 *b64, i32 *out32,
                                   i64 *out64) {
   u32 g = gid_x() * 64 + tid_x();
-  i32 x = a[g], y = b[g];
-  i64 x64 = a64[g], y64 = b64[g];
-  out32[4 * g + 0] = x / y;
-  out32[4 * g + 1] = x % y;
-  out32[4 * g + 2] = (i32)((u32)x / (u32)y);
-  out32[4 * g + 3] = (i32)((u32)x % (u32)y);
-  out64[4 * g + 0] = x64 / y64;
-  out64[4 * g + 1] = x64 % y64;
-  out64[4 * g + 2] = (i64)((u64)x64 / (u64)y64);
-  out64[4 * g + 3] = (i64)((u64)x64 % (u64)y64);
+  intdiv_body(a[g], b[g], a64[g], b64[g], out32 + 4 * g, out64 + 4 * g);
+}
+
+// The same with operands uniform across the workgroup (indexed by the workgroup id): scalar ALU code.
+extern "C" __global__ void intdiv_uniform(const i32 *a, const i32 *b, const i64 *a64, const i64 *b64, i32 *out32,
+                                          i64 *out64) {
+  u32 g = gid_x();
+  if (tid_x() == 0) intdiv_body(a[g], b[g], a64[g], b64[g], out32 + 4 * g, out64 + 4 * g);
 }
 
 // Bit operations: popcount, clz/ctz, bit reverse, funnel shifts, byte permutes, bitfield extract/insert,
 // 64-bit shifts, mul_hi, 24-bit multiplies, 64-bit multiply-add.
 #define NBIT 24
-extern "C" __global__ void bitops(const u32 *a, const u32 *b, u32 *out) {
-  u32 g = gid_x() * 64 + tid_x();
-  u32 x = a[g], y = b[g];
+__device__ static inline ALWAYS_INLINE void bitops_body(u32 x, u32 y, u32 *o) {
   u32 s = y & 31;
   u64 x64 = ((u64)x << 32) | (x ^ y);
-  u32 *o = out + NBIT * g;
   o[0] = __builtin_popcount(x);
   o[1] = x ? __builtin_clz(x) : 32;
   o[2] = x ? __builtin_ctz(x) : 32;
@@ -251,22 +258,40 @@ extern "C" __global__ void bitops(const u32 *a, const u32 *b, u32 *out) {
   o[23] = (x > y ? x - y : y - x) + (((i32)x < (i32)y) ? 1u : 0u);
 }
 
-// 64-bit integer arithmetic and comparisons in a data-dependent loop (carry chains, 64-bit compares).
-extern "C" __global__ void int64_ops(const u64 *a, const u64 *b, u64 *out) {
+extern "C" __global__ void bitops(const u32 *a, const u32 *b, u32 *out) {
   u32 g = gid_x() * 64 + tid_x();
-  u64 x = a[g], y = b[g];
+  bitops_body(a[g], b[g], out + NBIT * g);
+}
+
+extern "C" __global__ void bitops_uniform(const u32 *a, const u32 *b, u32 *out) {
+  u32 g = gid_x();
+  if (tid_x() == 0) bitops_body(a[g], b[g], out + NBIT * g);
+}
+
+// 64-bit integer arithmetic and comparisons in a data-dependent loop (carry chains, 64-bit compares).
+__device__ static inline ALWAYS_INLINE void int64_body(u64 x, u64 y, u64 *o) {
   u64 acc = 0x0123456789ABCDEFull;
   for (u32 i = 0; i < (u32)(x & 7) + 1; i++) {
     acc = acc * 6364136223846793005ull + y;
     acc ^= acc >> 29;
     acc -= x << (i & 15);
   }
-  out[6 * g + 0] = acc;
-  out[6 * g + 1] = x + y;
-  out[6 * g + 2] = x - y;
-  out[6 * g + 3] = (i64)x < (i64)y ? (u64)(i64)x : y;
-  out[6 * g + 4] = x > y ? x : y;
-  out[6 * g + 5] = (u64)((i64)x >> 3) * 3u + (x == y);
+  o[0] = acc;
+  o[1] = x + y;
+  o[2] = x - y;
+  o[3] = (i64)x < (i64)y ? (u64)(i64)x : y;
+  o[4] = x > y ? x : y;
+  o[5] = (u64)((i64)x >> 3) * 3u + (x == y);
+}
+
+extern "C" __global__ void int64_ops(const u64 *a, const u64 *b, u64 *out) {
+  u32 g = gid_x() * 64 + tid_x();
+  int64_body(a[g], b[g], out + 6 * g);
+}
+
+extern "C" __global__ void int64_uniform(const u64 *a, const u64 *b, u64 *out) {
+  u32 g = gid_x();
+  if (tid_x() == 0) int64_body(a[g], b[g], out + 6 * g);
 }
 
 // f32 math: + - * / sqrt fma min max, conversions, rounding.

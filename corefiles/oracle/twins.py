@@ -258,8 +258,16 @@ def case_calls() -> Case:
     return Case("calls", (n, 1, 1), (64, 1, 1), [a, Out(np.int32, 4 * n)], twin)
 
 
-def case_intdiv() -> Case:
-    n = 128
+UNIFORM_GROUPS = 8  # the *_uniform kernels: one result per workgroup of 32 (scalar ALU code), one wave each
+
+
+def _shape(n: int, uniform: bool) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(grid, block): n work-items in workgroups of 64, or n workgroups of 32 for the uniform kernels."""
+    return ((32 * n, 1, 1), (32, 1, 1)) if uniform else ((n, 1, 1), (64, 1, 1))
+
+
+def case_intdiv(uniform: bool = False) -> Case:
+    n = UNIFORM_GROUPS if uniform else 128
     r = splitmix64(6, 4 * n)
     a32, b32, a64, b64 = [], [], [], []
     for i in range(n):
@@ -289,7 +297,7 @@ def case_intdiv() -> Case:
                                     s64((x64 & M64) % (y64 & M64))]
         return [o32, o64]
 
-    return Case("intdiv", (n, 1, 1), (64, 1, 1),
+    return Case("intdiv_uniform" if uniform else "intdiv", *_shape(n, uniform),
                 [np.array(a32, dtype=np.int32), np.array(b32, dtype=np.int32), np.array(a64, dtype=np.int64),
                  np.array(b64, dtype=np.int64), Out(np.int32, 4 * n), Out(np.int64, 4 * n)], twin)
 
@@ -358,8 +366,8 @@ def _bitops_lane(x: int, y: int) -> list[int]:
     return o
 
 
-def case_bitops() -> Case:
-    n = 128
+def case_bitops(uniform: bool = False) -> Case:
+    n = UNIFORM_GROUPS if uniform else 128
     a = _u32s(7, n)
     b = _u32s(8, n)
     a[:4] = [0, 1, 0x80000000, M32]  # edge values: clz/ctz of 0, sign bits
@@ -367,11 +375,12 @@ def case_bitops() -> Case:
     def twin(wave: int):
         return [np.array([v for g in range(n) for v in _bitops_lane(int(a[g]), int(b[g]))], dtype=np.uint32)]
 
-    return Case("bitops", (n, 1, 1), (64, 1, 1), [a, b, Out(np.uint32, NBIT * n)], twin)
+    return Case("bitops_uniform" if uniform else "bitops", *_shape(n, uniform),
+                [a, b, Out(np.uint32, NBIT * n)], twin)
 
 
-def case_int64_ops() -> Case:
-    n = 128
+def case_int64_ops(uniform: bool = False) -> Case:
+    n = UNIFORM_GROUPS if uniform else 128
     a = np.array(splitmix64(9, n), dtype=np.uint64)
     b = np.array(splitmix64(10, n), dtype=np.uint64)
     b[5] = a[5]  # one equal pair
@@ -389,7 +398,8 @@ def case_int64_ops() -> Case:
                                     ((s64(x) >> 3) * 3 + (x == y)) & M64]
         return [out]
 
-    return Case("int64_ops", (n, 1, 1), (64, 1, 1), [a, b, Out(np.uint64, 6 * n)], twin)
+    return Case("int64_uniform" if uniform else "int64_ops", *_shape(n, uniform),
+                [a, b, Out(np.uint64, 6 * n)], twin)
 
 
 def _floats(seed: int, n: int, lo: float, hi: float, dtype) -> np.ndarray:
@@ -508,5 +518,5 @@ def case_wave_ops() -> Case:
 def all_cases() -> list[Case]:
     """Every oracle kernel with its inputs and twin, in source order."""
     return [case_lds_reduce_scan(), case_bitonic_sort(), case_histogram(), case_transpose(), case_calls(),
-            case_intdiv(), case_bitops(), case_int64_ops(), case_fmath32(), case_fmath64(), case_fmath16(),
-            case_wave_ops()]
+            case_intdiv(), case_intdiv(uniform=True), case_bitops(), case_bitops(uniform=True), case_int64_ops(),
+            case_int64_ops(uniform=True), case_fmath32(), case_fmath64(), case_fmath16(), case_wave_ops()]

@@ -547,3 +547,92 @@ def s_sendmsg(ctx, insn):
 @semantic("s_memtime", "s_memrealtime", "s_getreg_b64")
 def s_memtime(ctx, insn):
     _dst(ctx, insn, ctx.machine.clock, 64)
+
+
+# ---------------------------------------------------------------------------------------------- SALU float (GFX12)
+# gfx12 has scalar f32 instructions; clang uses them for uniform integer division (s_cvt_f32_u32, s_mul_f32,
+# s_trunc_f32, s_fmac_f32, s_cvt_u32_f32). IEEE binary32, round to nearest even; the FMA forms round once.
+
+
+def _f32(bits: int) -> float:
+    import struct
+
+    return struct.unpack("<f", (bits & M32).to_bytes(4, "little"))[0]
+
+
+def _f32_bits(x: float) -> int:
+    import numpy as np
+
+    return int(np.array([x], dtype=np.float32).view(np.uint32)[0])
+
+
+def _fma_f32(a: int, b: int, c: int) -> int:
+    """a * b + c rounded once to binary32 (bit patterns in and out)."""
+    import math
+    from fractions import Fraction
+
+    import numpy as np
+
+    fa, fb, fc = _f32(a), _f32(b), _f32(c)
+    if not all(math.isfinite(v) for v in (fa, fb, fc)):
+        return _f32_bits(np.float32(np.float64(fa) * np.float64(fb) + np.float64(fc)))
+    exact = Fraction(fa) * Fraction(fb) + Fraction(fc)
+    if exact == 0:
+        return _f32_bits(np.float32(np.float64(fa) * np.float64(fb) + np.float64(fc)))  # the sign of an exact zero
+    guess = np.float32(float(exact))
+    best = None
+    with np.errstate(over="ignore"):
+        for cand in (np.nextafter(guess, np.float32(-np.inf)), guess, np.nextafter(guess, np.float32(np.inf))):
+            if not np.isfinite(cand):
+                continue
+            key = (abs(Fraction(float(cand)) - exact), int(cand.view(np.uint32)) & 1)
+            if best is None or key < best[0]:
+                best = (key, cand)
+    return _f32_bits(best[1] if best is not None else guess)
+
+
+@semantic("s_cvt_f32_u32", "s_cvt_f32_i32")
+def s_cvt_f32_int(ctx, insn):
+    v = _src(ctx, insn, 1, 32)
+    _dst(ctx, insn, _f32_bits(float(_sx(v, 32) if insn.mnemonic.endswith("i32") else v)), 32)
+
+
+@semantic("s_cvt_u32_f32", "s_cvt_i32_f32")
+def s_cvt_int_f32(ctx, insn):
+    """Truncate toward zero, saturating at the type's bounds; NaN gives 0."""
+    import math
+
+    x = _f32(_src(ctx, insn, 1, 32))
+    lo, hi = (0, M32) if insn.mnemonic.startswith("s_cvt_u32") else (-(1 << 31), (1 << 31) - 1)
+    r = 0 if math.isnan(x) else hi if x >= hi else lo if x <= lo else int(x)
+    _dst(ctx, insn, r & M32, 32)
+
+
+@semantic("s_trunc_f32", "s_floor_f32", "s_ceil_f32", "s_rndne_f32")
+def s_round_f32(ctx, insn):
+    import numpy as np
+
+    fn = {"s_trunc_f32": np.trunc, "s_floor_f32": np.floor, "s_ceil_f32": np.ceil, "s_rndne_f32": np.rint}
+    x = np.float32(_f32(_src(ctx, insn, 1, 32)))
+    _dst(ctx, insn, _f32_bits(fn[insn.mnemonic](x)), 32)
+
+
+@semantic("s_add_f32", "s_sub_f32", "s_mul_f32")
+def s_arith_f32(ctx, insn):
+    import numpy as np
+
+    a, b = np.float32(_f32(_src(ctx, insn, 1, 32))), np.float32(_f32(_src(ctx, insn, 2, 32)))
+    with np.errstate(all="ignore"):
+        r = {"s_add_f32": a + b, "s_sub_f32": a - b, "s_mul_f32": a * b}[insn.mnemonic]
+    _dst(ctx, insn, _f32_bits(r), 32)
+
+
+@semantic("s_fmac_f32", "s_fmamk_f32", "s_fmaak_f32")
+def s_fma_f32(ctx, insn):
+    """fmac: D = S0 * S1 + D; fmamk: D = S0 * K + S1; fmaak: D = S0 * S1 + K (operands in the order printed)."""
+    a, b = _src(ctx, insn, 1, 32), _src(ctx, insn, 2, 32)
+    if insn.mnemonic == "s_fmac_f32":
+        r = _fma_f32(a, b, _src(ctx, insn, 0, 32))
+    else:
+        r = _fma_f32(a, b, _src(ctx, insn, 3, 32))
+    _dst(ctx, insn, r, 32)

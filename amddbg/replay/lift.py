@@ -104,12 +104,13 @@ class _Sig:
     wait_after: str | None = None  # "all" | "lgkm": counters of the instruction waited for after it (acquire)
 
 
-def _bits(gen: str, scope: str, kind: str, space: str) -> frozenset[str]:
+def _bits(gen: str, scope: str, kind: str, space: str, tgsplit: bool = False) -> frozenset[str]:
     """Cache-policy bits an atomic row puts on the instruction."""
     if space == "lds":
         return frozenset()
-    if gen == "gfx90a":
-        return frozenset({"glc"}) if kind == "load" and scope in ("agent", "system") else frozenset()
+    if gen == "gfx90a":  # glc: bypass the per-CU L1 (a tgsplit workgroup spans CUs)
+        far = ("agent", "system", "workgroup") if tgsplit else ("agent", "system")
+        return frozenset({"glc"}) if kind == "load" and scope in far else frozenset()
     if gen == "gfx942":
         if kind == "rmw":
             return frozenset({"sc1"}) if scope == "system" else frozenset()
@@ -141,6 +142,8 @@ def _inv(gen: str, scope: str, space: str, tgsplit: bool) -> str | None:
         return "workgroup" if gen in ("gfx11", "gfx12") else None
     if gen in ("gfx90a", "gfx942") and scope == "workgroup" and not tgsplit:
         return None
+    if gen == "gfx90a" and scope == "workgroup":
+        return "agent"  # tgsplit: the same buffer_wbinvl1_vol as agent scope
     if gen == "gfx11" and scope == "system":
         return "agent"  # GFX10-GFX11: system acquire invalidates the same GL1 + GL0 as agent
     return scope
@@ -155,7 +158,7 @@ def _drain(gen: str, scope: str, space: str, tgsplit: bool) -> str | None:
 
 
 def _row_sig(gen: str, kind: str, order: str, scope: str, space: str, tgsplit: bool) -> _Sig:
-    bits = _bits(gen, scope, "load" if kind == "load" else "store" if kind == "store" else "rmw", space)
+    bits = _bits(gen, scope, "load" if kind == "load" else "store" if kind == "store" else "rmw", space, tgsplit)
     acq = order in _HAS_ACQ and kind != "store"
     rel = order in _HAS_REL and kind != "load" or (kind == "load" and order == "seq_cst")
     wait_after = None
@@ -398,7 +401,7 @@ def _completes(before: dict, after: dict, tag: str) -> bool:
 
 def _is_mem_op(ins: Instruction) -> bool:
     mem = ins.memory
-    return (mem is not None and not _is_wb(ins) and not _is_inv(ins) and mem.space in _SPACE
+    return (mem is not None and not _is_wb(ins) and not _is_inv(ins) and not _is_async(ins) and mem.space in _SPACE
             and (mem.is_load or mem.is_store or mem.is_atomic))
 
 

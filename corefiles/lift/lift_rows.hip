@@ -1757,3 +1757,15 @@ EXTERN __global__ void k__barrier_signal_isfirst__none__workgroup__none(int *g, 
   out[tid()] = first;
 }
 #endif
+#if defined(__gfx942__) && __clang_major__ >= 22  // clang-19 crashes on global_load_lds here
+// async LDS DMA (amdgpu-async-operations.rst): two global -> LDS copies, then a read of the first's data
+#define AS1(p) ((__attribute__((address_space(1))) void *)(p))
+#define AS3(p) ((__attribute__((address_space(3))) void *)(p))
+EXTERN __global__ void k__async_load__non_atomic__wavefront__global(int *g, int *out, int sel, int v) {
+  __shared__ int lds[512];
+  __builtin_amdgcn_global_load_lds(AS1(g + tid()), AS3(lds), 4, 0, 0);
+  __builtin_amdgcn_global_load_lds(AS1(g + 256 + tid()), AS3(lds + 256), 4, 0, 0);
+  __builtin_amdgcn_s_waitcnt(0x0F71);  // s_waitcnt vmcnt(1): the first copy is complete (wait.asyncmark(1))
+  out[tid()] = lds[tid() ^ 1];
+}
+#endif

@@ -249,3 +249,32 @@ def test_lift_at_finds_the_whole_sequence(kernels):
     ins = decoder_for(code.processor).decode_all(code.read_code(f.address, f.size), f.address)
     for pc in op.pcs:
         assert lift_at(ins, code.processor, pc).pc == lift_at(ins, code.processor, op.pc).pc
+
+
+def test_async_lds_dma(kernels):
+    """gfx942 global_load_lds_dword (clang-22 only; clang-19 crashes on it): two async loads, an explicit
+    s_waitcnt vmcnt(1) lifts as the async wait; the copies are not lifted as ordinary loads. Async marks
+    lower to no instruction, so none can be lifted."""
+    target, table, path = kernels
+    name = "k__async_load__non_atomic__wavefront__global"
+    if target != "gfx942" or path.name.endswith("-clang19.co"):
+        assert name not in table
+        return
+    ops = table[name]
+    assert [o.kind for o in ops if o.kind.startswith("async")] == ["async_load", "async_load", "async_wait"]
+    assert [o.space for o in ops if o.kind == "load"] == ["lds"]  # only the ds_read of the copied data
+    assert not any(o.kind == "async_mark" for o in ops)
+
+
+def test_tgsplit_rows_weaken_gfx90a_agent_acquire(kernels):
+    """In threadgroup-split mode a gfx90a workgroup acquire is glc + wait + buffer_wbinvl1_vol, the same
+    bytes as an agent acquire: lifted with tgsplit=True the agent-acquire kernel claims only workgroup."""
+    target, _table, path = kernels
+    if target != "gfx90a":
+        return
+    code = CodeInfo.from_code_object(CodeObject.from_path(path))
+    f = next(f for f in code.functions if f.name == "k__load__acquire__agent__global")
+    ins = decoder_for(code.processor).decode_all(code.read_code(f.address, f.size), f.address)
+    op = next(o for o in lift(ins, "gfx90a", tgsplit=True) if o.kind == "load")
+    assert (op.order, op.scope) == ("acquire", "workgroup")
+    assert {"GFX90A load atomic acquire agent global", "GFX90A load atomic acquire workgroup global"} <= set(op.rows)

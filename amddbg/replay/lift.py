@@ -177,10 +177,11 @@ def _nonatomic_sigs(gen: str, kind: str, space: str) -> list[tuple[str, frozense
         return [("", frozenset())]
     if space == "scratch":
         return [("", frozenset())]
-    vol = {"gfx90a": {"glc"} if kind == "load" else set(), "gfx942": {"sc0", "sc1"}, "gfx11": {"glc", "dlc"},
-           "gfx12": {"scope:SCOPE_SYS"}}[gen]
-    nt = {"gfx90a": {"glc", "slc"}, "gfx942": {"nt"}, "gfx11": {"slc"} if kind == "load" else {"glc", "slc"},
-          "gfx12": {"th:TH_LOAD_NT" if kind == "load" else "th:TH_STORE_NT"}}[gen]
+    load = kind == "load"
+    vol = {"gfx90a": {"glc"} if load else set(), "gfx942": {"sc0", "sc1"},
+           "gfx11": {"glc", "dlc"} if load else {"dlc"}, "gfx12": {"scope:SCOPE_SYS"}}[gen]
+    nt = {"gfx90a": {"glc", "slc"}, "gfx942": {"nt"}, "gfx11": {"slc", "dlc"} if load else {"glc", "slc", "dlc"},
+          "gfx12": {"th:TH_LOAD_NT" if load else "th:TH_STORE_NT"}}[gen]
     return [("", frozenset()), ("volatile", frozenset(vol)), ("nontemporal", frozenset(nt))]
 
 

@@ -66,6 +66,15 @@ def kernels() -> list[tuple[str, str]]:
         post = "  out[tid()] = lds[tid() ^ 1];\n" if space == "lds" else ""
         out.append((f"k__load__non_atomic__none__{space}", f"{_pointer(space)}{pre}  out[tid()] = *p;\n"))
         out.append((f"k__store__non_atomic__none__{space}", f"{_pointer(space)}  *p = v;\n{post}"))
+        if space != "lds":  # the volatile and nontemporal rows (global and generic only in the tables)
+            out.append((f"k__load__non_atomic__none__{space}__volatile",
+                        f"{_pointer(space)}  out[tid()] = *(volatile int *)p;\n"))
+            out.append((f"k__store__non_atomic__none__{space}__volatile",
+                        f"{_pointer(space)}  *(volatile int *)p = v;\n"))
+            out.append((f"k__load__non_atomic__none__{space}__nontemporal",
+                        f"{_pointer(space)}  out[tid()] = __builtin_nontemporal_load(p);\n"))
+            out.append((f"k__store__non_atomic__none__{space}__nontemporal",
+                        f"{_pointer(space)}  __builtin_nontemporal_store(v, p);\n"))
         for scope, sc in SCOPES.items():
             for order in ("relaxed", "acquire", "seq_cst"):
                 out.append((f"k__load__{order}__{scope}__{space}",

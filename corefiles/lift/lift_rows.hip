@@ -18,6 +18,26 @@ EXTERN __global__ void k__store__non_atomic__none__global(int *g, int *out, int 
   *p = v;
 }
 
+EXTERN __global__ void k__load__non_atomic__none__global__volatile(int *g, int *out, int sel, int v) {
+  int *p = g + tid();
+  out[tid()] = *(volatile int *)p;
+}
+
+EXTERN __global__ void k__store__non_atomic__none__global__volatile(int *g, int *out, int sel, int v) {
+  int *p = g + tid();
+  *(volatile int *)p = v;
+}
+
+EXTERN __global__ void k__load__non_atomic__none__global__nontemporal(int *g, int *out, int sel, int v) {
+  int *p = g + tid();
+  out[tid()] = __builtin_nontemporal_load(p);
+}
+
+EXTERN __global__ void k__store__non_atomic__none__global__nontemporal(int *g, int *out, int sel, int v) {
+  int *p = g + tid();
+  __builtin_nontemporal_store(v, p);
+}
+
 EXTERN __global__ void k__load__relaxed__singlethread__global(int *g, int *out, int sel, int v) {
   int *p = g + tid();
   out[tid()] = __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SINGLETHREAD);
@@ -483,6 +503,30 @@ EXTERN __global__ void k__store__non_atomic__none__generic(int *g, int *out, int
   __shared__ int lds[256];
   int *p = sel ? g + tid() : lds + tid();
   *p = v;
+}
+
+EXTERN __global__ void k__load__non_atomic__none__generic__volatile(int *g, int *out, int sel, int v) {
+  __shared__ int lds[256];
+  int *p = sel ? g + tid() : lds + tid();
+  out[tid()] = *(volatile int *)p;
+}
+
+EXTERN __global__ void k__store__non_atomic__none__generic__volatile(int *g, int *out, int sel, int v) {
+  __shared__ int lds[256];
+  int *p = sel ? g + tid() : lds + tid();
+  *(volatile int *)p = v;
+}
+
+EXTERN __global__ void k__load__non_atomic__none__generic__nontemporal(int *g, int *out, int sel, int v) {
+  __shared__ int lds[256];
+  int *p = sel ? g + tid() : lds + tid();
+  out[tid()] = __builtin_nontemporal_load(p);
+}
+
+EXTERN __global__ void k__store__non_atomic__none__generic__nontemporal(int *g, int *out, int sel, int v) {
+  __shared__ int lds[256];
+  int *p = sel ? g + tid() : lds + tid();
+  __builtin_nontemporal_store(v, p);
 }
 
 EXTERN __global__ void k__load__relaxed__singlethread__generic(int *g, int *out, int sel, int v) {

@@ -139,10 +139,14 @@ def test_every_memory_row(kernels):
         if kind not in ("load", "store", "rmw_add", "rmw_xchg", "rmw_cas"):
             continue
         base = "rmw" if kind.startswith("rmw") else kind
-        mine = [o for o in ops if o.kind == base and o.space == space]
+        variant = parts[4] if len(parts) > 4 else ""
+        # clang reaches a volatile int through a flat instruction even for a global pointer
+        mine = [o for o in ops if o.kind == base and (o.space == space or variant == "volatile")]
         assert len(mine) == 1, (target, name, ops)
         op = mine[0]
-        if order == "non_atomic":
+        if variant:
+            row = f"{GEN[target]} {base} {variant} {ROW_SPACE[op.space]}"
+        elif order == "non_atomic":
             row = f"{GEN[target]} {base} {ROW_SPACE[space]}"
         else:
             row = f"{GEN[target]} {ROW_KIND[base]} {'monotonic' if order == 'relaxed' else order} {scope} " \
@@ -154,14 +158,17 @@ def test_every_memory_row(kernels):
             assert op.order in ORDER_LE and order in ORDER_LE[op.order], (target, name, op)
             assert SCOPE_RANK[op.scope] <= SCOPE_RANK[src_scope], (target, name, op)
         guarantees = [g for g in map(_row_guarantee, op.rows) if g]
-        assert (op.order, op.scope) == _meet(guarantees), (target, name, op)
+        if guarantees:
+            assert (op.order, op.scope) == _meet(guarantees), (target, name, op)
+        else:  # only non-atomic rows (e.g. nontemporal bits) produce these bytes
+            assert (op.order, op.scope) == ("non_atomic", "wavefront") and order == "non_atomic", (target, name, op)
         assert op.pc in op.pcs and all(p in op.pcs for p in op.pcs)
         want = EXACT[target].get((kind, order, scope, space))
         if want is not None and not (path.name.endswith("-clang19.co") and space == "lds"):
             # LLVM 19 put no invalidate after an LDS acquire on GFX10+: the plain ds op it is then
             assert (op.order, op.scope) == want, (target, name, op)
         checked += 1
-    assert checked >= 240
+    assert checked >= 248
     hit = sum(1 for k in EXACT[target] if f"k__{'__'.join(k[:3])}__{k[3]}" in table)
     assert hit == len(EXACT[target])
 

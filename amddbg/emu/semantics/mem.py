@@ -47,11 +47,11 @@ def _width(mn: str) -> tuple[int, bool, bool]:
     """(bytes, signed, d16-high) from a load/store mnemonic suffix."""
     parts = mn.split("_")
     suffix = "_".join(parts[2:]) if len(parts) > 2 else parts[-1]
-    hi = suffix.endswith("_hi")
+    hi = suffix.endswith("_hi") or suffix.startswith("d16_hi_")  # GFX11+: global_load_d16_hi_b16
     size = _SIZES.get(suffix) or _SIZES.get(parts[-1]) or _SIZES.get(suffix.replace("_hi", ""))
     if size is None:
         size = 4
-    signed = suffix.startswith(("sbyte", "sshort", "i8", "i16"))
+    signed = suffix.replace("d16_hi_", "").replace("d16_", "").startswith(("sbyte", "sshort", "i8", "i16"))
     return size, signed, hi
 
 

@@ -63,7 +63,10 @@ def _bits_field(insn, name: str) -> list[int] | None:
 
 
 def _text_mods(t: str) -> set[str]:
-    mods = set()
+    """neg/abs/sext written around a register operand (a leading '-' on a constant is its value)."""
+    mods: set[str] = set()
+    if re.match(r"^-?[\d.]", t) or t.startswith("0x") or t.startswith("-0x"):
+        return mods
     if t.startswith("-"):
         mods.add("neg")
         t = t[1:]
@@ -1321,12 +1324,13 @@ def sdwa(ctx, insn):
 
 def is_dpp(insn) -> bool:
     """DPP forms: the `_dpp` mnemonics, and GFX11+ VOPC DPP that the decoder names without the suffix."""
-    return insn.mnemonic.endswith("_dpp") or (insn.mnemonic.startswith("v_") and _DPP_RE.search(insn.text) is not None)
+    text = getattr(insn, "text", "")
+    return insn.mnemonic.endswith("_dpp") or (insn.mnemonic.startswith("v_") and _DPP_RE.search(text) is not None)
 
 
 def modifier_semantic(insn):
     """The DPP or SDWA wrapper for `insn`, or None when it has neither (used by `semantics.lookup`)."""
-    if insn.mnemonic.endswith("_sdwa") or insn.encoding.endswith("SDWA"):
+    if insn.mnemonic.endswith("_sdwa") or getattr(insn, "encoding", "").endswith("SDWA"):
         return sdwa
     if is_dpp(insn):
         return dpp
@@ -1345,3 +1349,54 @@ def s_round_mode(ctx, insn):
     imm = int(insn.operands[0].value or 0) if insn.operands else 0
     ctx.wave.mode = (ctx.wave.mode & ~0xF) | (imm & 0xF)
 
+
+
+@semantic("v_pack_b32_f16")
+def v_pack_b32_f16(ctx, insn):
+    """D = {S1.f16, S0.f16}: two halves (op_sel picks each source's half) with neg/abs applied."""
+    f = _form(insn)
+    lo = fsrc(ctx, f, 0, 16).astype(U32)
+    hi = fsrc(ctx, f, 1, 16).astype(U32)
+    write_vector(ctx.wave, f.dst, lo | (hi << U32(16)), 32)
+
+
+_S_TRANS = {"rcp": _rcp, "rsq": _rsq, "sqrt": np.sqrt,
+            "exp": lambda a: np.exp2(a.astype(np.float64)).astype(a.dtype),
+            "log": lambda a: np.log2(a.astype(np.float64)).astype(a.dtype)}
+
+
+def _s_trans(name: str, bits: int):
+    """GFX12 v_s_<op>_f32/f16: a transcendental on a scalar operand written to an SGPR (one value per wave)."""
+
+    def run(ctx, insn):
+        from amddbg.emu.operands import read_scalar, write_scalar
+
+        _check_round(ctx, insn, bits)
+        f = _form(insn)
+        u = np.array([read_scalar(ctx.wave, f.srcs[0], 16 if bits == 16 else 32, "f")], dtype=_T[bits][1])
+        if bits == 16:
+            u = u & U16(0xFFFF)
+        u = _apply_negabs(u, f.mods[0], bits)
+        if not _denorm(ctx, bits)[0]:
+            u = _flush(u, bits)
+        with np.errstate(all="ignore"):
+            r = _S_TRANS[name](_as_float(u, bits))
+        out = _finish(ctx, f, _as_bits(r, bits), bits, _is_nan(u, bits))
+        write_scalar(ctx.wave, f.sdst, int(out[0]))
+
+    return run
+
+
+for _n in _S_TRANS:
+    semantic(f"v_s_{_n}_f32")(_s_trans(_n, 32))
+    semantic(f"v_s_{_n}_f16")(_s_trans(_n, 16))
+
+
+@semantic("v_cndmask_b32")
+def v_cndmask_b32(ctx, insn):
+    """Per lane S2 ? S1 : S0. The e64 form applies float neg/abs to S0/S1 (the GFX9 decoder leaves those
+    modifiers only in the text, which _form reads), so it lives with the float modifiers."""
+    f = _form(insn)
+    a, b = (_apply_negabs(_raw(ctx, f.srcs[i], 32), f.mods[i], 32) for i in range(2))
+    sel = read_lane_mask(ctx, f.srcs[2] if len(f.srcs) > 2 else None)
+    write_vector(ctx.wave, f.dst, np.where(sel, b, a).astype(U32), 32)

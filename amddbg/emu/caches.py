@@ -186,28 +186,28 @@ class VectorCaches:
             while self.pending.get(cu):
                 self.drain_one(cu)
 
-    def before_step(self, wave, insn, family: str) -> None:
-        """The latest point a store may stay in the write path: the wave's wait on its store counter
-        (vmcnt on GFX9, vscnt on GFX10/11, storecnt on GFX12; every release at a scope wider than the CU
-        waits there). An atomic is performed at L2 behind the CU's earlier stores."""
-        if insn is None or not self.pending:
+    def before_step(self, wave, insn) -> None:
+        """An atomic is performed at L2 behind the CU's earlier stores (they drain first) and its own write
+        is not delayed."""
+        if insn is None or "atomic" not in insn.mnemonic:
             return
-        m = insn.mnemonic
-        if "atomic" in m:
-            cu = self.cu_of(wave)
-            while self.pending.get(cu):
-                self.drain_one(cu)
-            self.through = True
-            return
-        if not m.startswith(("s_waitcnt", "s_wait_")):
-            return
-        keep = _store_wait(m, insn.text or "", family)
-        if keep is not None:
-            self.drain_wave(wave, keep)
+        cu = self.cu_of(wave)
+        while self.pending.get(cu):
+            self.drain_one(cu)
+        self.through = True
 
-    def after_step(self) -> None:
-        """The explorer's choice points: after every instruction, maybe one CU's oldest store reaches L2 and
-        maybe one L1 line is evicted (caches may drop a line at any time; the next load refills it)."""
+    def after_step(self, wave, insn, family: str) -> None:
+        """The latest point a store may stay in the write path: when the wave gets past its wait on the store
+        counter (vmcnt on GFX9, vscnt on GFX10/11, storecnt on GFX12; every release at a scope wider than the
+        CU waits there). A wait that blocks leaves the PC on itself and issues again, so the stores are drained
+        only when it passes: until then other CUs may still miss them. Then the explorer's choice points:
+        maybe one CU's oldest store reaches L2, and maybe one L1 line is evicted (caches may drop a line at
+        any time; the next load refills it)."""
+        if (self.pending and insn is not None and insn.mnemonic.startswith(("s_waitcnt", "s_wait_"))
+                and wave.pc != insn.address):
+            keep = _store_wait(insn.mnemonic, insn.text or "", family)
+            if keep is not None:
+                self.drain_wave(wave, keep)
         self.through = False
         rng = self.rng
         if rng is None:

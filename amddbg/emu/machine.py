@@ -414,10 +414,11 @@ class Machine:
                     if w.state != READY:
                         break
                     if caches.delayed:
-                        caches.before_step(w, self.instructions.get(w.pc), self.family)
+                        insn = self.instructions.get(w.pc)
+                        caches.before_step(w, insn)
                     self.step_wave(w, hook)
                     if caches.delayed:
-                        caches.after_step()
+                        caches.after_step(w, insn, self.family)
                     total += 1
                     if max_instructions is not None and total >= max_instructions:
                         return self._result("limit", f"stopped after {total} wave-instructions (--max-instructions)",

@@ -166,6 +166,58 @@ class LitmusKernel:
             return bool(verdict.condition_holds)
         return not verdict.condition_holds  # ~exists holds / forall holds: the outcome is forbidden
 
+    def model_allows_outcome(self, outcome) -> bool | None:
+        """Whether the model has an allowed execution ending exactly in `outcome` (every register or read
+        value, and for herd tests every final location value): the whole-outcome soundness check, stronger
+        than the test's own question. Khronos: the test with each read's value set to the outcome's
+        (consistent[X]); herd: the test with `exists (outcome)` as its condition. None: the Khronos format
+        cannot ask (a value that two writes of the location store, or the initial value also written)."""
+        from dataclasses import replace
+
+        from amddbg.models.verdict import decide
+
+        o = dict(outcome)
+        if self.fmt == "herd":
+            cond = None
+            for name, v in sorted(o.items()):
+                if ":" in name:
+                    t, r = name.split(":")
+                    atom = ("cmp", "==", ("reg", int(t[1:]), r), ("int", v))
+                else:
+                    atom = ("cmp", "==", ("mem", name), ("int", v))
+                cond = atom if cond is None else ("and", cond, atom)
+            t2 = replace(self.test, quantifier="exists", condition=cond or ("const", True),
+                         condition_text=" /\\ ".join(f"{k} == {v}" for k, v in sorted(o.items())))
+            return bool(decide(t2).condition_holds)
+        from amddbg.models.litmus.khronos import parse
+
+        lines = Path(self.path).read_text().splitlines()
+        ev = self.test.scenario.events
+        written: dict[str, list] = {}
+        for e in ev:
+            if e.is_write and e.loc is not None:
+                written.setdefault(e.loc, []).append(e.write_value)
+        for th in self.threads:
+            for op in th.ops:
+                if op.reg is None:
+                    continue
+                e = ev[int(op.reg[1:])]
+                n = e.line - 1
+                head = lines[n].split("=")[0].rstrip()
+                val = o[f"P{th.index}:{op.reg}"]
+                # the Khronos translation constrains a read only through the writes of its value (or 0: the
+                # initial value); a value nothing writes is out of thin air, and two writes of it are ambiguous
+                sources = written.get(e.loc, []).count(val) - (1 if op.kind == "rmw" and e.write_value == val else 0)
+                if val != 0 and sources == 0:
+                    return False
+                if sources > 1 or (val == 0 and sources):
+                    return None
+                lines[n] = f"{head} = {val}" + (f" {e.write_value}" if op.kind == "rmw" else "")
+        t2 = parse("\n".join(lines) + "\n", self.path)
+        if t2.scenario.ill_formed:
+            return None
+        return bool(decide(t2).condition_holds)
+
     # -- source --------------------------------------------------------------------------------------
     def source(self) -> str:
         try:

@@ -1,0 +1,183 @@
+"""Litmus-derived kernels (issue 11 acceptance): the emulator's outcomes against the memory model's verdicts.
+
+Every message-passing, store-buffering and barrier litmus test that the generator can map
+(amddbg/replay/litmus_kernels.py) is a kernel in corefiles/litmus-kernels/litmus-<target>.co. Each is run
+under a bounded exploration of schedules and visibility orders (amddbg/emu/explore.py) and the outcomes are
+compared with `amddbg.models.verdict.decide` on the same litmus file:
+- soundness: an outcome the model forbids is never reached (a hard failure: the emulator's caches, or the
+  compiler mapping, let through something the AMDGPU memory model does not allow) — both the test's own
+  question and every whole outcome (all registers and final locations) the runs end in;
+- completeness: an outcome the model allows is reached, or the test is in CANNOT_PRODUCE with the reason;
+  an entry there that the emulator does reach fails too, so the table stays true.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from amddbg.replay import litmus_kernels as lk
+
+pytestmark = pytest.mark.skipif(not lk.LITMUS_DIR.is_dir(), reason=f"litmus oracle not found at {lk.LITMUS_DIR}")
+
+_SAME_CU = ("all threads are waves of one workgroup, so they share one CU's L1 and its in-order write path: "
+            "a wave's stores reach the other waves in issue order, and a load after a store sees it")
+_AGENT_SEQUENCES = ("the AMDGPU code sequences for an agent-scope release (s_waitcnt vmcnt(0)/vscnt(0), then the "
+                    "store) and acquire (a bypassing load, then an L1 invalidate) order every earlier access of the "
+                    "wave, whatever its scope; the model lets a workgroup-scope access in another workgroup escape")
+_STORAGE_CLASS = ("the release/acquire names only one storage class (semsc1 vs sc0 data); AMDGPU fences and the "
+                  "emulator order every access whatever its storage class")
+CANNOT_PRODUCE = {
+    "litmus_khronos_mpinscope2": _STORAGE_CLASS,
+    "litmus_khronos_mpinscope3": _STORAGE_CLASS,
+    "litmus_khronos_mpinscope5": _STORAGE_CLASS,
+    "litmus_khronos_mpnotinscope2": _AGENT_SEQUENCES,
+    "litmus_khronos_mpnotinscope3": _AGENT_SEQUENCES,
+    "litmus_khronos_mpnotinscope5": _AGENT_SEQUENCES,
+    "litmus_khronos_mpnotinscope6": _AGENT_SEQUENCES,
+    "litmus_manual_IRIW": _SAME_CU + " (IRIW needs two readers to see the two writes in opposite orders: "
+                          "not multi-copy-atomic behaviour, which one L1 cannot show)",
+    "litmus_manual_MP_no_avvis": _SAME_CU + " (message passing without availability/visibility is allowed by the "
+                                            "model but one CU never reorders the two stores or the two loads)",
+    "litmus_manual_SB_2_wg": _SAME_CU + " (store buffering needs each load to miss the other wave's earlier store; "
+                                        "the emulator's write path forwards pending stores to every wave of the CU)",
+}
+
+FAST_TARGETS = ("gfx90a", "gfx1100")
+SLOW_TARGETS = ("gfx942", "gfx1200")
+FAST_SEEDS = range(10)  # odd seeds 1..9: five launch orders one after another (the identity first); even: overlapped
+SLOW_SEEDS = range(32)
+
+_KERNELS: list | None = None
+_VERDICTS: dict = {}
+
+
+def kernels() -> list:
+    global _KERNELS
+    if _KERNELS is None:
+        _KERNELS = lk.all_kernels()
+    return _KERNELS
+
+
+def mapped() -> list:
+    return [k for k in kernels() if not k.skip]
+
+
+def verdict(k):
+    from amddbg.models.verdict import decide
+
+    if k.name not in _VERDICTS:
+        _VERDICTS[k.name] = decide(k.test)
+    return _VERDICTS[k.name]
+
+
+def test_checked_in_sources_are_the_generators_output():
+    """The .hip files are what the generator makes today (rebuild with corefiles/litmus-kernels/build.py)."""
+    src = lk.ROOT / "src"
+    on_disk = {p.stem: p.read_text() for p in src.glob("*.hip")}
+    made = {k.name: k.source() for k in mapped()}
+    assert set(on_disk) == set(made)
+    for name, text in made.items():
+        assert on_disk[name] == text, f"{name}.hip is stale: rerun corefiles/litmus-kernels/build.py"
+    for t in lk.TARGETS:
+        assert lk.code_object(t).is_file()
+
+
+def test_mapping_covers_the_three_families_and_says_why_it_skips():
+    names = [Path(k.path).stem for k in mapped()]
+    assert any(n.startswith("mp") for n in names)
+    assert any(n.startswith("SB") for n in names)
+    assert any(n.startswith(("barrier", "quorum", "cbar")) for n in names)
+    assert len(mapped()) >= 40
+    for k in kernels():
+        if k.skip:
+            assert len(k.skip) > 20  # a reason, not a flag
+    skipped = {Path(k.path).name: k.skip for k in kernels() if k.skip}
+    assert "quorum" in skipped["quorum1-hang.litmus"]
+    assert "branches" in skipped["cbar-1.litmus"]
+    assert "spans workgroups" in skipped["barrier-not-inscope.litmus"]
+
+
+def test_mapping_of_scopes_orders_and_availability():
+    k = lk.from_file(lk.LITMUS_DIR / "khronos" / "mp.test")
+    src = k.source()
+    assert "__hip_atomic_store(&mem[16], 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_WORKGROUP)" in src
+    assert "__hip_atomic_load(&mem[16], __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP)" in src
+    # st.av.scopedev: the store, then the release that makes it available; ld.vis: the acquire first
+    assert src.index("*(&mem[0]) = 1;") < src.index('__builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent")')
+    acq = src.index('__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent")')
+    assert acq < src.index("= *(&mem[0]);")
+    assert (len(k.groups), k.waves_per_group) == (1, 2)  # one litmus workgroup: two waves of one HIP workgroup
+    k2 = lk.from_file(lk.LITMUS_DIR / "khronos" / "mpnotinscope1.test")
+    assert (len(k2.groups), k2.waves_per_group) == (2, 1)
+    assert "__HIP_MEMORY_SCOPE_AGENT" in k2.source()
+    bar = lk.from_file(lk.LITMUS_DIR / "dat3m" / "Barrier" / "barrier-inscope.litmus").source()
+    assert '__builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");\n    __builtin_amdgcn_s_barrier();' in bar
+
+
+def _check_target(target: str, seeds) -> list[str]:
+    from amddbg.codeobj import CodeObject
+
+    co = CodeObject.from_path(lk.code_object(target))
+    problems = []
+    for k in mapped():
+        runs = lk.explore_kernel(k, target, seeds=seeds, co=co)
+        c = lk.compare(k, target, runs, verdict(k))
+        if c.failures:
+            problems.append(f"{k.name} ({target}): runs did not complete: {c.failures[:3]}")
+        for o in c.outcomes:  # every outcome reached, not only the test's question, must be allowed
+            if k.model_allows_outcome(o) is False:
+                problems.append(f"UNSOUND {k.name} ({target}): the model has no execution ending in {o}")
+        if not c.sound:
+            bad = [o for o in c.outcomes if k.target(o)]
+            problems.append(f"UNSOUND {k.name} ({target}): the model forbids {k.question()} but the emulator "
+                            f"reached {bad[0]}")
+        elif c.model_allows and not c.reached and k.name not in CANNOT_PRODUCE:
+            problems.append(f"{k.name} ({target}): the model allows {k.question()}, not reached in {c.runs} runs; "
+                            f"outcomes: {sorted(c.outcomes)}")
+        elif c.reached and k.name in CANNOT_PRODUCE:
+            problems.append(f"{k.name} ({target}): reached although CANNOT_PRODUCE says it cannot be")
+    return problems
+
+
+@pytest.mark.parametrize("target", FAST_TARGETS)
+def test_emulator_outcomes_agree_with_the_model(target):
+    assert _check_target(target, FAST_SEEDS) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", SLOW_TARGETS)
+def test_emulator_outcomes_agree_with_the_model_more_targets(target):
+    assert _check_target(target, FAST_SEEDS) == []
+
+
+@pytest.mark.slow
+def test_longer_sweep_stays_sound():
+    """More seeds on gfx90a: still no forbidden outcome (the bound is what makes the fast test fast)."""
+    problems = [p for p in _check_target("gfx90a", SLOW_SEEDS) if p.startswith("UNSOUND")]
+    assert problems == []
+
+
+def test_forbidden_outcomes_are_there_to_be_found():
+    """The soundness check is not vacuous: forbidden questions exist, and the same kernels reach other outcomes
+    (the exploration does vary what the readers see)."""
+    forbidden = [k for k in mapped() if not k.model_allows_target(verdict(k))]
+    assert len(forbidden) >= 5
+    k = next(k for k in forbidden if k.name == "litmus_khronos_mpnotinscope1")
+    runs = lk.explore_kernel(k, "gfx90a", seeds=FAST_SEEDS)
+    assert len({r.outcome for r in runs}) >= 3
+
+
+def test_whole_outcome_check_rejects_what_the_model_forbids():
+    """`model_allows_outcome` is not a rubber stamp: message passing's stale read is refused where the test
+    synchronizes, thin-air values are refused, and store buffering's (0, 0) is allowed."""
+    mp = lk.from_file(lk.LITMUS_DIR / "khronos" / "mpnotinscope1.test")
+    assert mp.model_allows_outcome((("P1:r2", 1), ("P1:r3", 0), ("x", 1), ("y", 1))) is False
+    assert mp.model_allows_outcome((("P1:r2", 1), ("P1:r3", 1), ("x", 1), ("y", 1))) is True
+    assert mp.model_allows_outcome((("P1:r2", 7), ("P1:r3", 1), ("x", 1), ("y", 1))) is False
+    av = lk.from_file(lk.LITMUS_DIR / "dat3m" / "Manual" / "MP-avvis.litmus")
+    assert av.model_allows_outcome((("P1:r0", 1), ("P1:r1", 0), ("x", 1), ("y", 1))) is False
+    assert av.model_allows_outcome((("P1:r0", 1), ("P1:r1", 1), ("x", 0), ("y", 1))) is False  # final x lost
+    sb = lk.from_file(lk.LITMUS_DIR / "dat3m" / "Manual" / "SB-2-dv.litmus")
+    assert sb.model_allows_outcome((("P0:r0", 0), ("P1:r1", 0), ("x", 1), ("y", 1))) is True

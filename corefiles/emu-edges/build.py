@@ -8,7 +8,8 @@ script puts them in the frame for each target of that family, then assembles and
     llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=<target> -filetype=obj k.s -o k.o && ld.lld-22 -shared k.o -o k.co
 
 Frame contract (what a body may rely on): kernel `<case>(const uint *in, uint *out)`, one wave (64 lanes on GFX9,
-32 on GFX11/12); s[4:5] = in, s[6:7] = out, v0 = lane id, v1 = lane id * 4. Macros: `LD vN, k` loads input slot k
+32 on GFX11/12); s[4:5] = in, s[6:7] = out, v0 = lane id, v1 = lane id * 4 (GFX9: s[2:3] = out + 4096 for
+slots 16..31, past the 12-bit offset). Macros: `LD vN, k` loads input slot k
 (in[k * lanes + lane]) and waits; `ST vN, k` stores output slot k (out[k * lanes + lane]). Every body ends with the
 frame's s_endpgm. Registers v2..v63 and s8..s31 are free; MODE starts with denormals kept (3/3), IEEE and DX10
 clamp on (GFX9/11), round to nearest even.
@@ -32,7 +33,11 @@ _GFX9_MACROS = """\
   s_waitcnt vmcnt(0)
 .endm
 .macro ST src, slot
+.if (\\slot) < 16
   global_store_dword v1, \\src, s[6:7] offset:(\\slot)*256
+.else
+  global_store_dword v1, \\src, s[2:3] offset:((\\slot)-16)*256
+.endif
 .endm
 """
 _GFX11_MACROS = """\
@@ -55,7 +60,7 @@ _GFX12_MACROS = """\
 """
 _PROLOGUE = {
     "gfx9": "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n  v_and_b32 v0, 0x3ff, v0\n  v_lshlrev_b32 v1, 2, v0\n"
-            "  s_waitcnt lgkmcnt(0)\n",
+            "  s_waitcnt lgkmcnt(0)\n  s_add_u32 s2, s6, 0x1000\n  s_addc_u32 s3, s7, 0\n",
     "gfx11": "  s_load_b128 s[4:7], s[0:1], 0x0\n  v_and_b32 v0, 0x3ff, v0\n  v_lshlrev_b32 v1, 2, v0\n"
              "  s_waitcnt lgkmcnt(0)\n",
     "gfx12": "  s_load_b128 s[4:7], s[0:1], 0x0\n  v_and_b32 v0, 0x3ff, v0\n  v_lshlrev_b32 v1, 2, v0\n"

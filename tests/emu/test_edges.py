@@ -232,3 +232,135 @@ def test_fp32_nan_zero_clamp(target):
     want = [fp32_expected(a, b, ieee) for a, b in pairs]
     for k, name in enumerate(FP32_NAMES):
         check(got[k][:len(pairs)], [w[k] for w in want], f"{target} {name}")
+
+
+# ------------------------------------------------------------------------------------------ integer edges
+
+M32 = 0xFFFFFFFF
+INT_ROWS = [(0xFFFFFFFF, 1, 0), (0x80000000, 0x80000000, 31), (5, 7, 32), (7, 5, 33), (0, 0, 63),
+            (0xFFFFFFFF, 0xFFFFFFFF, 64), (0x12345678, 0x9ABCDEF0, 65), (1, 0xFFFFFFFF, 127),
+            (0x7FFFFFFF, 1, 0xFFFFFFFF), (100, 200, 1), (0xFFFFFFFE, 1, 4), (0x80000001, 0xFFFFFFFF, 36),
+            (3, 3, 96), (0xDEADBEEF, 0x8BADF00D, 44), (0, 1, 16), (1, 0, 48)] * 2
+
+
+def int_expected(a: int, b: int, n: int) -> list[int]:
+    s = a + b
+    c1 = int(s > M32)
+    s2 = a + b + c1
+    d = a - b
+    br1 = int(b > a)
+    d2 = a - b - br1
+    v = a | b << 32
+    k = n & 63
+    sv = v - (1 << 64) if v >> 63 else v
+    return [s & M32, c1, s2 & M32, int(s2 > M32), d & M32, br1, d2 & M32, int(b + br1 > a),
+            min(s, M32), max(d, 0), (v << k) & M32, (v << k) >> 32 & M32, (v >> k) & M32, (v >> k) >> 32 & M32,
+            (sv >> k) & M32, (sv >> k) >> 32 & M32]
+
+
+INT_NAMES = ["add_co", "add_co carry", "addc", "addc carry", "sub_co", "sub_co borrow", "subb", "subb borrow",
+             "add_u32 clamp", "sub_u32 clamp", "lshlrev_b64 lo", "lshlrev_b64 hi", "lshrrev_b64 lo",
+             "lshrrev_b64 hi", "ashrrev_i64 lo", "ashrrev_i64 hi"]
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100"])
+def test_carries_saturation_shifts(target):
+    """VCC carry/borrow out and in (add_co/addc/sub_co/subb), unsigned clamp saturating at 2**32-1 and 0,
+    64-bit shifts whose count is taken mod 64, and s_add_u32/s_addc_u32 through SCC."""
+    lanes = LANES[target]
+    rows = INT_ROWS[:lanes]
+    got = run_case("intsat", target, [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]], 19)
+    want = [int_expected(*r) for r in rows]
+    for k, name in enumerate(INT_NAMES):
+        check(got[k][:len(rows)], [w[k] for w in want], f"{target} {name}")
+    a, b = rows[0][0], rows[0][1]  # the scalar ops see lane 0's values
+    s = a + b
+    s2 = a + b + int(s > M32)
+    check(got[16], [s & M32] * lanes, f"{target} s_add_u32")
+    check(got[17], [s2 & M32] * lanes, f"{target} s_addc_u32")
+    check(got[18], [int(s2 > M32)] * lanes, f"{target} s_addc_u32 SCC")
+
+
+# ------------------------------------------------------------------------------------------ denormal modes
+
+
+def flush(u: int, bits: int) -> int:
+    exp = {32: 0x7F800000, 16: 0x7C00, 64: 0x7FF0 << 48}[bits]
+    sign = 1 << (bits - 1)
+    return u & sign if (u & exp) == 0 else u
+
+
+def f64(u: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", u))[0]
+
+
+def b64(x: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def f16(u: int) -> float:
+    return float(np.uint16(u & 0xFFFF).view(np.float16))
+
+
+def b16(x: float) -> int:
+    return int(np.float16(x).view(np.uint16))
+
+
+def flushed_op(op, a: int, b: int, bits: int, keep_in: bool, keep_out: bool) -> int:
+    """op on binary<bits> inputs with MODE's input/output denormal flushing; one rounding (f16 via exact f64)."""
+    if not keep_in:
+        a, b = flush(a, bits), flush(b, bits)
+    if bits == 32:
+        r = b32(op(np.float32(f32(a)), np.float32(f32(b))))
+    elif bits == 64:
+        r = b64(op(f64(a), f64(b)))
+    else:
+        r = b16(np.float16(op(f16(a), f16(b))))
+    return r if keep_out else flush(r, bits)
+
+
+DEN_ROWS = [  # a, b (f32); c, d (f64; their low 16 bits are the f16 operands)
+    (0x00000001, 0x00000001, 0x00000001, 0x00000001), (0x00800000, 0x80000001, 0x0010000000000000, 0x8000000000000001),
+    (0x3F800000, 0x00000001, 0x3FF0000000000000, 0x0000000000000001), (0x80000001, 0x80000001, 0x8000000000000003, 0),
+    (0x00400000, 0x00400000, 0x0008000000000000, 0x0008000000000000), (0x00000003, 0x40000000, 0x00000000000003FF, 1),
+    (0x807FFFFF, 0x00000002, 0x000FFFFFFFFF8001, 0x0000000000008001), (0x3F800000, 0x3F800000, 0x3C00, 0x0400),
+]
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100"])
+def test_denormal_modes(target):
+    """f32 add/mul under FP_DENORM 3/0/1/2 (s_setreg on GFX9, s_denorm_mode on GFX11), f64 and f16 add under
+    the 16/64 field 3 then 0; MODE reads back as set."""
+    rows = DEN_ROWS
+    slots = [[r[0] for r in rows], [r[1] for r in rows], [r[2] & M32 for r in rows], [r[2] >> 32 for r in rows],
+             [r[3] & M32 for r in rows], [r[3] >> 32 for r in rows]]
+    got = run_case("denorm", target, slots, 13)
+    n = len(rows)
+
+    def add(x, y):
+        return x + y
+
+    def mul(x, y):
+        return x * y
+
+    cols = {
+        0: [flushed_op(add, r[0], r[1], 32, True, True) for r in rows],
+        1: [flushed_op(add, r[0], r[1], 32, False, False) for r in rows],
+        2: [flushed_op(mul, r[0], r[1], 32, False, False) for r in rows],
+        3: [flushed_op(add, r[0], r[1], 32, True, False) for r in rows],
+        4: [flushed_op(add, r[0], r[1], 32, False, True) for r in rows],
+        11: [flushed_op(add, r[0], r[1], 32, True, True) for r in rows],
+    }
+    for k, want in cols.items():
+        check(got[k][:n], want, f"{target} f32 slot {k}")
+    for base, keep in ((5, True), (8, False)):
+        r64 = [flushed_op(add, r[2], r[3], 64, keep, keep) for r in rows]
+        check(got[base][:n], [x & M32 for x in r64], f"{target} f64 lo keep={keep}")
+        check(got[base + 1][:n], [x >> 32 for x in r64], f"{target} f64 hi keep={keep}")
+        r16 = [flushed_op(add, r[2] & 0xFFFF, r[3] & 0xFFFF, 16, keep, keep) for r in rows]
+        hi = [x & 0xFFFF0000 for x in cols[4]]  # GFX11 keeps v4's other half (slot 4's f32 sum), GFX9 zeroes it
+        want16 = [x | h for x, h in zip(r16, hi, strict=True)] if target == "gfx1100" else r16
+        check(got[base + 2][:n], want16, f"{target} f16 keep={keep}")
+    # MODE bits 9:0: IEEE (9), DX10 clamp (8), FP_DENORM f64/f16 = 0 (7:6), f32 = 3 (5:4), round = 0
+    if target == "gfx1100":
+        check(got[12][:n], [0x330] * n, f"{target} MODE")

@@ -1400,3 +1400,36 @@ def v_cndmask_b32(ctx, insn):
     a, b = (_apply_negabs(_raw(ctx, f.srcs[i], 32), f.mods[i], 32) for i in range(2))
     sel = read_lane_mask(ctx, f.srcs[2] if len(f.srcs) > 2 else None)
     write_vector(ctx.wave, f.dst, np.where(sel, b, a).astype(U32), 32)
+
+
+# -- integer clamp: the same VOP3 clamp bit saturates integer add/sub (unsigned or signed per opcode)
+
+_INT_CLAMP = {
+    "v_add_u32": ("add", False), "v_add_nc_u32": ("add", False), "v_sub_u32": ("sub", False),
+    "v_sub_nc_u32": ("sub", False), "v_subrev_u32": ("subrev", False), "v_subrev_nc_u32": ("subrev", False),
+    "v_add_i32": ("add", True), "v_add_nc_i32": ("add", True), "v_sub_i32": ("sub", True),
+    "v_sub_nc_i32": ("sub", True),
+}
+
+
+def _int_clamp(name: str, base):
+    kind, signed = _INT_CLAMP[name]
+
+    def run(ctx, insn):
+        f = _form(insn)
+        if not f.clamp:
+            return base(ctx, insn)
+        a, b = (read_vector(ctx.wave, f.srcs[i], 32).astype(np.int64) for i in range(2))
+        if signed:
+            a, b = (np.where(x >> 31, x - (1 << 32), x) for x in (a, b))
+        r = a + b if kind == "add" else a - b if kind == "sub" else b - a
+        lo, hi = (-(1 << 31), (1 << 31) - 1) if signed else (0, M32)
+        write_vector(ctx.wave, f.dst, (np.clip(r, lo, hi) & M32).astype(U32), 32)
+
+    return run
+
+
+for _n in _INT_CLAMP:
+    _base = SEMANTICS.get(_n)
+    if _base is not None:
+        semantic(_n)(_int_clamp(_n, _base))

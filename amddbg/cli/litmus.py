@@ -1,8 +1,10 @@
-"""`amddbg litmus [--json] [--nochains] FILE...`: decide litmus tests with the models.
+"""`amddbg litmus [--json] [--nochains] [--emulate [--target GFX] [--seeds N]] FILE...`: decide litmus tests.
 
 Human output explains each verdict (witness execution, missing availability/visibility chain, barriers
 that never complete); `--json` prints one JSON object per file (JSON Lines) with the fields of
-`amddbg.models.verdict.Verdict.as_json`.
+`amddbg.models.verdict.Verdict.as_json`. `--emulate` also runs the test's kernel in the emulator
+(docs/emulator.md "Exploration") and prints the outcomes it reached next to the verdict (JSON: an
+"emulator" object); the exit status is 1 when the emulator reached an outcome the model forbids.
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="stop after N candidate executions per test without a verdict "
                              "(default 50000, or AMDDBG_LITMUS_LIMIT)")
+    parser.add_argument("--emulate", action="store_true",
+                        help="also run the test's kernel (corefiles/litmus-kernels) in the emulator under a bounded "
+                             "exploration of schedules and visibility orders, and compare its outcomes")
+    parser.add_argument("--target", default="gfx90a", metavar="GFX",
+                        help="code object for --emulate: gfx90a (default), gfx942, gfx1100, gfx1200")
+    parser.add_argument("--seeds", type=int, default=16, metavar="N", help="schedules per visibility order (--emulate)")
 
 
 def render(v: Verdict) -> str:
@@ -61,6 +69,7 @@ def _end_progress() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    status = 0
     for path in args.files:
         try:
             v = decide(load(path), nochains=args.nochains, limit=args.limit, progress=_progress(path))
@@ -72,9 +81,55 @@ def run(args: argparse.Namespace) -> int:
                 exc.with_file(path)
             raise
         _end_progress()
+        emu = _emulate(path, v, args) if getattr(args, "emulate", False) else None
         if args.json:
-            print(json.dumps(v.as_json()))
+            print(json.dumps(v.as_json() | ({"emulator": emu} if emu is not None else {})))
         else:
             print(render(v))
+            if emu is not None:
+                print("\n".join(safe(ln) for ln in _render_emulator(emu)))
         sys.stdout.flush()
-    return 0
+        if emu is not None and emu.get("sound") is False:
+            status = 1
+    return status
+
+
+def _emulate(path: str, v: Verdict, args: argparse.Namespace) -> dict:
+    """Run the litmus kernel under explore() and compare with the verdict (amddbg/replay/litmus_kernels.py)."""
+    from amddbg.replay import litmus_kernels as lk
+
+    k = lk.from_file(path)
+    if k.skip:
+        return {"target": args.target, "kernel": None, "skipped": k.skip}
+    if args.target not in lk.TARGETS:
+        return {"target": args.target, "kernel": k.name, "skipped": f"no litmus code object for {args.target}"}
+    runs = lk.explore_kernel(k, args.target, seeds=range(max(1, args.seeds)))
+    c = lk.compare(k, args.target, runs, v)
+    outs = []
+    for o, n in sorted(c.outcomes.items()):
+        allowed = k.model_allows_outcome(o)
+        outs.append({"outcome": dict(o), "runs": n, "question": k.target(o), "model_allows": allowed})
+    sound = c.sound and all(x["model_allows"] is not False for x in outs)
+    return {"target": args.target, "kernel": k.name, "runs": c.runs, "question": k.question(),
+            "model_allows_question": c.model_allows, "reached_question": c.reached, "outcomes": outs,
+            "failed_runs": c.failures, "sound": sound, "agrees": sound and c.reached == c.model_allows,
+            "cannot_produce": lk.CANNOT_PRODUCE.get(k.name)}
+
+
+def _render_emulator(e: dict) -> list[str]:
+    if e.get("skipped"):
+        return [f"  emulator ({e['target']}): not run: {e['skipped']}"]
+    out = [f"  emulator ({e['target']}, kernel {e['kernel']}, {e['runs']} runs): question {e['question']}: "
+           f"model {'allows' if e['model_allows_question'] else 'forbids'} it, emulator "
+           f"{'reached' if e['reached_question'] else 'did not reach'} it -> "
+           + ("agrees" if e["agrees"] else ("UNSOUND: a forbidden outcome was reached" if not e["sound"]
+                                            else "allowed but not reached"))]
+    if e.get("cannot_produce") and not e["reached_question"]:
+        out.append(f"    the emulator cannot produce it: {e['cannot_produce']}")
+    for x in e["outcomes"]:
+        vals = " ".join(f"{k}={v}" for k, v in x["outcome"].items())
+        verdict = {True: "allowed", False: "FORBIDDEN", None: "undecided"}[x["model_allows"]]
+        out.append(f"    {x['runs']:4d} runs: {vals}  ({verdict}{', the question' if x['question'] else ''})")
+    for f in e["failed_runs"][:5]:
+        out.append(f"    run did not complete: {f}")
+    return out

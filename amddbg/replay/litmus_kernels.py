@@ -495,6 +495,33 @@ def wave_size(target: str) -> int:
     return 64 if target.startswith("gfx9") else 32
 
 
+# What the emulator cannot produce although the model allows it: the test's question is an allowed outcome
+# that no schedule and no visibility order of amddbg.emu reaches, and why (tests/replay/test_litmus_kernels.py
+# fails if one of these is ever reached, so the table stays true; measured on gfx90a, gfx942, gfx1100, gfx1200).
+_SAME_CU = ("all threads are waves of one workgroup, so they share one CU's L1 and its in-order write path: "
+            "a wave's stores reach the other waves in issue order, and a load after a store sees it")
+_AGENT_SEQUENCES = ("the AMDGPU code sequences for an agent-scope release (s_waitcnt vmcnt(0)/vscnt(0), then the "
+                    "store) and acquire (a bypassing load, then an L1 invalidate) order every earlier access of the "
+                    "wave, whatever its scope; the model lets a workgroup-scope access in another workgroup escape")
+_STORAGE_CLASS = ("the release/acquire names only one storage class (semsc1 vs sc0 data); AMDGPU fences and the "
+                  "emulator order every access whatever its storage class")
+CANNOT_PRODUCE = {
+    "litmus_khronos_mpinscope2": _STORAGE_CLASS,
+    "litmus_khronos_mpinscope3": _STORAGE_CLASS,
+    "litmus_khronos_mpinscope5": _STORAGE_CLASS,
+    "litmus_khronos_mpnotinscope2": _AGENT_SEQUENCES,
+    "litmus_khronos_mpnotinscope3": _AGENT_SEQUENCES,
+    "litmus_khronos_mpnotinscope5": _AGENT_SEQUENCES,
+    "litmus_khronos_mpnotinscope6": _AGENT_SEQUENCES,
+    "litmus_manual_IRIW": _SAME_CU + " (IRIW needs two readers to see the two writes in opposite orders: "
+                          "not multi-copy-atomic behaviour, which one L1 cannot show)",
+    "litmus_manual_MP_no_avvis": _SAME_CU + " (message passing without availability/visibility is allowed by the "
+                                            "model but one CU never reorders the two stores or the two loads)",
+    "litmus_manual_SB_2_wg": _SAME_CU + " (store buffering needs each load to miss the other wave's earlier store; "
+                                        "the emulator's write path forwards pending stores to every wave of the CU)",
+}
+
+
 # ------------------------------------------------------------------------------------------- exploration
 def visibilities(k: LitmusKernel, randomized: int = 4):
     """Visibility orders for one kernel: none; every workgroup's CU holding every location (stale copies);

@@ -21,28 +21,7 @@ from amddbg.replay import litmus_kernels as lk
 
 pytestmark = pytest.mark.skipif(not lk.LITMUS_DIR.is_dir(), reason=f"litmus oracle not found at {lk.LITMUS_DIR}")
 
-_SAME_CU = ("all threads are waves of one workgroup, so they share one CU's L1 and its in-order write path: "
-            "a wave's stores reach the other waves in issue order, and a load after a store sees it")
-_AGENT_SEQUENCES = ("the AMDGPU code sequences for an agent-scope release (s_waitcnt vmcnt(0)/vscnt(0), then the "
-                    "store) and acquire (a bypassing load, then an L1 invalidate) order every earlier access of the "
-                    "wave, whatever its scope; the model lets a workgroup-scope access in another workgroup escape")
-_STORAGE_CLASS = ("the release/acquire names only one storage class (semsc1 vs sc0 data); AMDGPU fences and the "
-                  "emulator order every access whatever its storage class")
-CANNOT_PRODUCE = {
-    "litmus_khronos_mpinscope2": _STORAGE_CLASS,
-    "litmus_khronos_mpinscope3": _STORAGE_CLASS,
-    "litmus_khronos_mpinscope5": _STORAGE_CLASS,
-    "litmus_khronos_mpnotinscope2": _AGENT_SEQUENCES,
-    "litmus_khronos_mpnotinscope3": _AGENT_SEQUENCES,
-    "litmus_khronos_mpnotinscope5": _AGENT_SEQUENCES,
-    "litmus_khronos_mpnotinscope6": _AGENT_SEQUENCES,
-    "litmus_manual_IRIW": _SAME_CU + " (IRIW needs two readers to see the two writes in opposite orders: "
-                          "not multi-copy-atomic behaviour, which one L1 cannot show)",
-    "litmus_manual_MP_no_avvis": _SAME_CU + " (message passing without availability/visibility is allowed by the "
-                                            "model but one CU never reorders the two stores or the two loads)",
-    "litmus_manual_SB_2_wg": _SAME_CU + " (store buffering needs each load to miss the other wave's earlier store; "
-                                        "the emulator's write path forwards pending stores to every wave of the CU)",
-}
+CANNOT_PRODUCE = lk.CANNOT_PRODUCE  # the justified table lives next to the mapping (amddbg litmus --emulate prints it)
 
 FAST_TARGETS = ("gfx90a", "gfx1100")
 SLOW_TARGETS = ("gfx942", "gfx1200")
@@ -181,3 +160,25 @@ def test_whole_outcome_check_rejects_what_the_model_forbids():
     assert av.model_allows_outcome((("P1:r0", 1), ("P1:r1", 1), ("x", 0), ("y", 1))) is False  # final x lost
     sb = lk.from_file(lk.LITMUS_DIR / "dat3m" / "Manual" / "SB-2-dv.litmus")
     assert sb.model_allows_outcome((("P0:r0", 0), ("P1:r1", 0), ("x", 1), ("y", 1))) is True
+
+
+def test_cli_emulate_prints_the_outcomes_next_to_the_verdict(capsys):
+    import json
+
+    from amddbg.cli.main import main
+
+    path = str(lk.LITMUS_DIR / "khronos" / "mpnotinscope1.test")
+    assert main(["litmus", path, "--emulate", "--seeds", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "condition holds: no" in out
+    assert "emulator (gfx90a, kernel litmus_khronos_mpnotinscope1, 32 runs)" in out
+    assert "model forbids it, emulator did not reach it -> agrees" in out
+    sb = str(lk.LITMUS_DIR / "dat3m" / "Manual" / "SB-2-wg.litmus")
+    assert main(["litmus", "--json", sb, "--emulate", "--target", "gfx1100", "--seeds", "2"]) == 0
+    e = json.loads(capsys.readouterr().out)["emulator"]
+    assert e["kernel"] == "litmus_manual_SB_2_wg" and e["sound"] is True and e["reached_question"] is False
+    assert "one CU" in e["cannot_produce"]
+    assert all(x["model_allows"] for x in e["outcomes"])
+    loop = str(lk.LITMUS_DIR / "dat3m" / "Manual" / "cbar-1.litmus")
+    assert main(["litmus", loop, "--emulate"]) == 0
+    assert "not run: P0: 'LC00:': branches" in capsys.readouterr().out

@@ -198,8 +198,10 @@ def _rows(gen: str, kind: str, space: str, tgsplit: bool) -> list[tuple[str, str
     orders = {"load": ("relaxed", "acquire", "seq_cst"), "store": ("relaxed", "release", "seq_cst"),
               "rmw": ORDERS}[kind]
     out = []
+    # the tables stop at workgroup scope for LDS (only a workgroup shares it); LLVM narrows wider LDS scopes
+    scopes = ("singlethread", "wavefront", "workgroup") if space == "lds" else ("singlethread", *SCOPES)
     for order in orders:
-        for scope in ("singlethread", *SCOPES):
+        for scope in scopes:
             s = "wavefront" if scope == "singlethread" else scope
             name = _row_name(gen, kind, order, scope, space)
             sig = _row_sig(gen, kind, order, s, space, tgsplit)
@@ -382,20 +384,27 @@ def _states(gen: str, insns: Sequence[Instruction], entry_idle: bool) -> list[di
     return [b if b is not None else start for b in before]
 
 
-def _pending(state: dict, drain: str, gen: str) -> bool:
-    """Whether operations a release at this drain class must complete may still be outstanding."""
+def _pending(state: dict, drain: str, scope: str) -> bool:
+    """Whether operations a release (or the wait before an acquire's invalidate) at this drain class and
+    scope must complete may still be outstanding. Scalar loads never count (constant data, per the manual);
+    at agent and system scope outstanding LDS *reads* do not count either: LDS is private to the workgroup,
+    and clang does not wait for them there (seen in LLVM 19 GFX12 agent releases)."""
     for c, (n, kinds, _ooo) in state.items():
         if n == 0 or c == "kmcnt" or kinds <= {"s"}:
             continue
-        if drain == "lgkm" and c not in ("lgkmcnt", "dscnt"):
+        lds = c in ("lgkmcnt", "dscnt")
+        if drain == "lgkm" and not lds:
+            continue
+        if lds and scope in ("agent", "system") and "w" not in kinds:
             continue
         return True
     return False
 
 
-def _completes(before: dict, after: dict, tag: str) -> bool:
-    """Whether a wait taking the counters from `before` to `after` may complete an operation tagged `tag`."""
-    return any(after[c][0] < n and tag in kinds for c, (n, kinds, _o) in before.items())
+def _completes(before: dict, after: dict, tags: str) -> bool:
+    """Whether a wait taking the counters from `before` to `after` may complete an operation tagged with one
+    of `tags` ('r' read, 'w' write)."""
+    return any(after[c][0] < n and set(tags) & kinds for c, (n, kinds, _o) in before.items())
 
 
 # ---------------------------------------------------------------------------------------------- lifting
@@ -519,7 +528,7 @@ def _lift_memory(gen: str, insns: Sequence[Instruction], states: list[dict], k: 
     for name, order, scope, sig in _rows(gen, kind, space, tgsplit):
         if sig.bits != bits:
             continue
-        if sig.drain and _pending(st, sig.drain, gen):
+        if sig.drain and _pending(st, sig.drain, scope):
             continue
         if sig.wait_after and not ends_wave and not _own_counter_drained(gen, ins, waits_after, sig.wait_after):
             continue
@@ -580,9 +589,44 @@ def _lift_fences(gen: str, insns: Sequence[Instruction], states: list[dict], use
                 run.append(j)
             j += 1
         k = j
-        op = _match_fence(gen, insns, states, run, tgsplit)
-        if op is not None:
-            out.append((run[0], op))
+        for seg in _segments(gen, insns, run):
+            op = _match_fence(gen, insns, states, seg, tgsplit)
+            if op is not None:
+                out.append((seg[0], op))
+    return out
+
+
+_INV_GROUPS = {"gfx90a": (("buffer_wbinvl1_vol",), ("buffer_invl2", "buffer_wbinvl1_vol")),
+               "gfx942": (("buffer_inv",),), "gfx11": (("buffer_gl0_inv",), ("buffer_gl1_inv", "buffer_gl0_inv")),
+               "gfx12": (("global_inv",),)}
+
+
+def _segments(gen: str, insns: Sequence[Instruction], run: list[int]) -> list[list[int]]:
+    """Split a run of sync instructions into candidate fences: [waits] [write-back] [waits] [invalidates].
+    Back-to-back fences (an acquire load's invalidate followed by a fence's own) become separate ones."""
+    out: list[list[int]] = []
+    seg: list[int] = []
+    inv: list[str] = []
+    has_wb = False
+    for j in run:
+        ins = insns[j]
+        if _is_wb(ins):
+            start = has_wb or bool(inv)
+        elif _is_inv(ins):
+            names = (*inv, ins.mnemonic)
+            start = bool(inv) and not any(g[:len(names)] == names for g in _INV_GROUPS[gen])
+        else:
+            start = bool(inv)  # waits after an invalidate belong to what follows
+        if start and seg:
+            out.append(seg)
+            seg, inv, has_wb = [], [], False
+        seg.append(j)
+        if _is_wb(ins):
+            has_wb = True
+        elif _is_inv(ins):
+            inv.append(ins.mnemonic)
+    if seg:
+        out.append(seg)
     return out
 
 
@@ -590,6 +634,10 @@ def _match_fence(gen: str, insns: Sequence[Instruction], states: list[dict], run
                  tgsplit: bool) -> ModelOp | None:
     wbs = [insns[j] for j in run if _is_wb(insns[j])]
     invs = [insns[j] for j in run if _is_inv(insns[j])]
+    # waits that complete nothing, or only scalar loads, are neutral: not part of any fence
+    run = [j for j in run if not insns[j].waitcnt or _completes(states[j], _step(gen, states[j], insns[j]), "rw")]
+    if not run:
+        return None
     waits = [j for j in run if insns[j].waitcnt]
     steps = [(states[j], _step(gen, states[j], insns[j])) for j in waits]
     writes = any(_completes(b, a, "w") for b, a in steps)
@@ -613,9 +661,9 @@ def _match_fence(gen: str, insns: Sequence[Instruction], states: list[dict], run
     for name, order, s, sig in variants:
         if sig.wb != wb_level or sig.inv != inv_level:
             continue
-        if order in _HAS_REL and sig.drain and _pending(end, sig.drain, gen):
+        if order in _HAS_REL and sig.drain and _pending(end, sig.drain, s):
             continue
-        if sig.inv is not None and sig.drain and _pending(states[first_inv], sig.drain, gen):
+        if sig.inv is not None and sig.drain and _pending(states[first_inv], sig.drain, s):
             continue
         # every wait must complete something this row needs complete
         if not all(_wait_needed(states[j], insns[j], sig.drain) for j in waits):
@@ -625,6 +673,8 @@ def _match_fence(gen: str, insns: Sequence[Instruction], states: list[dict], run
         cands.append((name, order, s))
     pcs = tuple(insns[j].address for j in run)
     if not cands:
+        if not wbs and not invs:
+            return None  # a partial drain (e.g. LDS only while vector loads are outstanding): no fence row
         return ModelOp("fence", "unknown", "unknown", None, pcs, pcs[0])
     order, scope = cands[0][1], cands[0][2]
     for _n, o, s in cands[1:]:

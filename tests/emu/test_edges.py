@@ -364,3 +364,128 @@ def test_denormal_modes(target):
     # MODE bits 9:0: IEEE (9), DX10 clamp (8), FP_DENORM f64/f16 = 0 (7:6), f32 = 3 (5:4), round = 0
     if target == "gfx1100":
         check(got[12][:n], [0x330] * n, f"{target} MODE")
+
+
+# ------------------------------------------------------------------------------------------ f16 and packed
+
+
+def h(x: float) -> int:
+    return b16(x)
+
+
+F16_ROWS = [  # (a.lo, a.hi, b.lo, b.hi) f16 bits, x, y f32 bits
+    (h(1.0), h(2.0), 0x1000, h(0.5), b32(1.0), b32(3.0)),           # 1 + 2**-11: a tie, stays 1.0
+    (0x3C01, h(-3.0), 0x1000, h(0.25), b32(1.00048828125), b32(-1.5)),  # tie up to even 0x3C02; f32 tie
+    (0x7BFF, 0x7BFF, 0x4C00, h(2.0), b32(65520.0), b32(65519.0)),     # 65504 + 16: tie rounds to inf
+    (0x0001, 0x8001, 0x0001, 0x0001, b32(2.0 ** -25), b32(-(2.0 ** -24) * 1.5)),  # denormals
+    (0x8000, 0x8000, 0x8000, 0x0000, 0x80000000, b32(1e-8)),          # -0 + -0, -0 + +0
+    (0x7C01, h(1.0), h(1.0), 0x7E00, b32(1e6), b32(-1e6)),            # sNaN / qNaN for max only
+    (0xFFFF, 0x8000, 0x0001, 0x0001, b32(0.1), b32(-0.1)),            # u16 saturation, i16 -32768 - 1
+    (h(-2.5), h(7.75), h(3.0), h(-0.125), b32(123.456), b32(-7.0)),
+]
+
+
+def f16_arith(op, *us: int) -> int:
+    xs = [f16(u) for u in us]
+    if any(math.isnan(x) for x in xs):
+        return None
+    with np.errstate(all="ignore"):
+        return b16(np.float16(op(*xs)))  # exact in binary64 for these ops, one rounding to f16
+
+
+def f16_max(a: int, b: int) -> int:
+    def nan(u):
+        return (u & 0x7C00) == 0x7C00 and u & 0x3FF
+
+    def snan(u):
+        return nan(u) and not u & 0x200
+
+    if snan(a):
+        return a | 0x200
+    if snan(b):
+        return b | 0x200
+    if nan(a):
+        return b
+    if nan(b):
+        return a
+    x, y = f16(a), f16(b)
+    if x == 0 and y == 0:
+        return a if (b >> 15) and not (a >> 15) else b
+    return a if x > y else b
+
+
+def rtz16(xbits: int) -> int:
+    """binary32 -> binary16 rounding toward zero, from the exact value (Fraction)."""
+    x = f32(xbits)
+    if math.isnan(x) or math.isinf(x):
+        return b16(x)
+    m = Fraction(abs(x))
+    if m == 0:
+        return xbits >> 16 & 0x8000
+    e = max(math.floor(math.log2(m)), -14)
+    if Fraction(2) ** e > m:
+        e -= 1
+    ulp = Fraction(2) ** (max(e, -14) - 10)
+    r = min((m // ulp) * ulp, Fraction(65504))
+    return b16(float(r)) | (0x8000 if x < 0 else 0)
+
+
+def f16_expected(row, gfx9: bool) -> list:
+    with np.errstate(over="ignore"):
+        return _f16_expected(row, gfx9)
+
+
+def _f16_expected(row, gfx9: bool) -> list:
+    alo, ahi, blo, bhi, x, y = row
+    add = f16_arith(lambda p, q: p + q, alo, blo)
+    fma = f16_arith(lambda p, q, r: p * q + r, alo, blo, blo)
+    out = [add if add is None else (add if gfx9 else 0x12340000 | add)]
+    v4 = None if fma is None else (0x12340000 | fma if gfx9 else fma << 16 | 0x5678)
+    out.append(v4)
+    if gfx9:
+        mul = f16_arith(lambda p, q: p * q, alo, blo)
+        out.append(mul)
+        out.append(b16(np.float16(np.float32(f32(x)))) if not math.isnan(f32(x)) else None)
+    else:
+        mul = f16_arith(lambda p, q: p * q, ahi, bhi)
+        out.append(None if v4 is None or mul is None else (v4 & 0xFFFF0000) | mul)
+        out.append(None if v4 is None else (v4 & 0xFFFF0000) | b16(np.float16(np.float32(f32(x)))))
+    out.append(None if math.isnan(f16(alo)) else b32(np.float32(f16(alo))))
+
+    def pk(lo, hi):
+        return None if lo is None or hi is None else lo | hi << 16
+
+    out.append(pk(f16_arith(lambda p, q: p + q, alo, blo), f16_arith(lambda p, q: p + q, ahi, bhi)))
+    out.append(pk(f16_arith(lambda p, q: p * q, ahi, blo), f16_arith(lambda p, q: p * q, alo, bhi)))
+    out.append(pk(f16_arith(lambda p, q, r: -p * q + r, alo, blo, blo),
+                  f16_arith(lambda p, q, r: p * q - r, ahi, bhi, bhi)))
+    out.append(rtz16(x) | rtz16(y) << 16)
+    out.append(f16_max(alo, blo))
+    out.append(min(alo + blo, 0xFFFF) | min(ahi + bhi, 0xFFFF) << 16)
+
+    def s16(u):
+        return u - 0x10000 if u & 0x8000 else u
+
+    out.append((max(min(s16(alo) - s16(blo), 32767), -32768) & 0xFFFF)
+               | (max(min(s16(ahi) - s16(bhi), 32767), -32768) & 0xFFFF) << 16)
+    prod = None if math.isnan(f16(alo)) or math.isnan(f16(blo)) else fma32(b32(f16(alo)), b32(f16(blo)), x)
+    out.append(prod)
+    if gfx9:
+        out += [fma32(x, x, x), fma32(x, y, y), arith(lambda p, q: p * q, y, x), arith(lambda p, q: -p * q, y, y)]
+    return out
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100"])
+def test_f16_and_packed(target):
+    """f16 ties to even / overflow / denormals / -0, which half a 16-bit result writes (GFX9 zeroes the high
+    half except v_fma_f16; GFX11 true16 keeps the other half), RNE and RTZ f32->f16, IEEE max of f16 with
+    sNaN/qNaN, packed f16 with op_sel/op_sel_hi/neg_lo/neg_hi, packed u16/i16 clamp, v_fma_mix_f32, packed f32."""
+    gfx9 = target.startswith("gfx9")
+    rows = F16_ROWS
+    slots = [[r[0] | r[1] << 16 for r in rows], [r[2] | r[3] << 16 for r in rows], [r[4] for r in rows],
+             [r[5] for r in rows]]
+    nout = 17 if gfx9 else 13
+    got = run_case("f16", target, slots, nout)
+    want = [f16_expected(r, gfx9) for r in rows]
+    for k in range(nout):
+        check(got[k][:len(rows)], [w[k] for w in want], f"{target} f16 slot {k}")

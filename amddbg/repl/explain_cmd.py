@@ -6,9 +6,24 @@ from amddbg.textsafe import safe
 
 
 def run_explain(dbg, args: str) -> None:
-    from amddbg.replay.explain import explain_program
+    """`explain [--assume CHANGE]...`: the explainer on the loaded core (what-if changes replayed)."""
+    import shlex
 
-    exp = explain_program(dbg.program)
+    from amddbg.errors import UsageError
+    from amddbg.replay.explain import explain_program
+    from amddbg.replay.replay import Assumption
+
+    words = shlex.split(args or "")
+    assume = []
+    while words:
+        w = words.pop(0)
+        if w == "--assume" and words:
+            assume.append(Assumption.parse(words.pop(0)))
+        elif w.startswith("--assume="):
+            assume.append(Assumption.parse(w.split("=", 1)[1]))
+        else:
+            raise UsageError(f"explain: unexpected argument {w!r} (usage: explain [--assume CHANGE]...)")
+    exp = explain_program(dbg.program, assume=assume)
     if dbg.json_mode:
         dbg.emit_json({"command": "explain", **exp.to_json()})
         return
@@ -18,6 +33,8 @@ def run_explain(dbg, args: str) -> None:
         for loc in f.locations:
             where = f"{loc['file']}:{loc['line']}" if loc.get("file") else loc.get("pc")
             dbg.out(f"    {loc['role']}: {safe(loc.get('function') or '??')} at {safe(where)}")
+    for a in exp.replay.get("assumed", []):
+        dbg.out(f"  assumed: {safe(a)}")
     if dbg.plugins is not None:
         for line in dbg.plugins.annotate(exp, dbg.program):
             dbg.out(f"  {safe(line)}")

@@ -26,13 +26,23 @@ import time
 
 from amddbg.errors import AmddbgError, UsageError
 from amddbg.isa.model import OperandKind
-from amddbg.replay.explain import Explanation, Finding, _addresses, _loc, _loop_of, _wave_doc, static_explanation
+from amddbg.replay.explain import (
+    Explanation,
+    Finding,
+    _addresses,
+    _loc,
+    _loop_of,
+    _pointer_origin,
+    _wave_doc,
+    static_explanation,
+)
 from amddbg.session.threads import WaveState
 
 NARROW = ("wavefront", "workgroup")
 
 
-def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budget: int = 60_000) -> Explanation:
+def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budget: int = 1_000_000,
+                        seconds: float = 2.0) -> Explanation:
     from amddbg.replay.fromcore import ReplayUnavailable
     from amddbg.replay.replay import Assumption, replay
 
@@ -50,14 +60,15 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     spinners = _spinners(program, dispatch)
     watch = {num: sp["loop"] for num, sp in spinners.items()}
     try:
-        r = replay(program, dispatch=dispatch, watch=watch, max_instructions=budget)
+        r = replay(program, dispatch=dispatch, watch=watch, max_instructions=budget, seconds=seconds)
     except ReplayUnavailable as exc:
         info["method"] = f"static analysis only: replay cannot start ({exc})"
         return _done(static, info, t0)
     info.update(wave_instructions=r.wave_instructions, status=r.status, reason=r.reason)
     nv, pins = _not_visible(program, spinners, r, dispatch, budget, info) if r.status == "completed" else ([], {})
     if assumptions:  # replay the what-if under the visibility order the core shows (stale lines stay stale)
-        r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, watch=watch, max_instructions=budget)
+        r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, watch=watch, max_instructions=budget,
+                   seconds=seconds)
         info["wave_instructions"] += r.wave_instructions
         info.update(status=r.status, reason=r.reason, assumed=r.applied)
         nv = []
@@ -81,9 +92,16 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         return _done(exp, info, t0)
     if r.status == "hang":
         info["method"] = "replay from the core: " + r.reason
+        escaped = _other_schedules(program, dispatch, assumptions, pins, info)
+        if escaped is not None:
+            exp = Explanation("unknown", static.findings, {})
+            info["method"] += (f"; but under the seeded schedule {escaped} every wave ends: the hang depends on "
+                               "the schedule")
+            return _done(exp, info, t0)
         if not assumptions and static.verdict in ("hang", "unknown", "no_hang"):
             exp = static
             exp.findings += _dynamic_spins(program, r, exp.findings)
+            _find_cycles(program, exp.findings, dispatch, budget, info)
             for f in exp.findings:
                 if f.kind == "barrier_deadlock":
                     f.cause = "missing_arrivals"  # replay proved nobody else will arrive
@@ -109,6 +127,28 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     info["method"] = (f"static analysis; replay stopped ({r.reason}) after {r.wave_instructions} "
                       "wave-instructions without an answer")
     return _done(static, info, t0)
+
+
+SCHEDULES = (1, 2)  # seeded schedules replayed after a hang (odd: another launch order; even: shuffled turns)
+
+
+def _other_schedules(program, dispatch, assumptions, pins, info: dict) -> int | None:
+    """Replay a proven hang under a few other fair schedules; the seed under which every wave ends, or None."""
+    from amddbg.replay.replay import replay
+
+    tried = [0]
+    for seed in SCHEDULES:
+        try:
+            r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, seed=seed, seconds=0.5)
+        except AmddbgError:
+            break
+        tried.append(seed)
+        info["wave_instructions"] = info.get("wave_instructions", 0) + r.wave_instructions
+        if r.status == "completed":
+            info["schedules"] = tried
+            return seed
+    info["schedules"] = tried
+    return None
 
 
 def _done(exp: Explanation, info: dict, t0: float) -> Explanation:
@@ -185,6 +225,36 @@ def _spinners(program, dispatch) -> dict:
         out[t.number] = {"thread": t, "loop": loop, "body": body, "load": loads[0],
                          "polled": _addresses(t, loads[0]) or {}}
     return out
+
+
+def _find_cycles(program, findings: list, dispatch, budget: int, info: dict) -> None:
+    """A `no_writer` spin whose flag another spinning group would write once released is a cycle through flags:
+    replay with that group's flag set (1) and see where its waves store (path-sensitive, unlike a code scan)."""
+    from amddbg.replay.replay import Assumption, replay
+
+    spins = [f for f in findings if f.kind == "spin_forever" and f.details.get("address", "").startswith("0x")]
+    if len(spins) < 2:
+        return
+    threads = {t.number: t for t in program.waves}
+    for other in spins:
+        try:
+            r = replay(program, dispatch=dispatch, assume=[Assumption.parse(f"mem:{other.details['address']}=1")],
+                       max_instructions=budget, seconds=1.0)
+        except (AmddbgError, UsageError):
+            continue
+        info["wave_instructions"] = info.get("wave_instructions", 0) + r.wave_instructions
+        theirs = {w["thread"] for w in other.waves}
+        for f in spins:
+            if f is other or f.cause != "no_writer":
+                continue
+            target = int(f.details["address"], 16)
+            hits = [(n, pc) for n in theirs for pc, a in r.stores.get(n, []) if a == target]
+            if hits:
+                n, pc = hits[0]
+                f.cause = "writer_blocked"
+                f.locations.append(_loc(threads[n], "write that never lands", pc))
+                f.summary = f.summary.split(" and no live wave")[0] + (
+                    f"; its only writer spins itself (on {other.details['address']}): a cycle through flags")
 
 
 def _dynamic_spins(program, r, static_findings) -> list[Finding]:
@@ -371,27 +441,6 @@ def likely_writers(program, t, writers: list, value: int | None, poll_line: int 
     return keep[:3]
 
 
-def _pointer_origin(insns, insn):
-    """Where the base SGPR pair of a global access was loaded from: (base SGPR of the s_load, offset), or None."""
-    import re
-
-    base = next((o for o in insn.operands if not o.is_dest and o.kind is OperandKind.SGPR and o.count == 2), None)
-    if base is None:
-        return None
-    before = [i for i in insns if i.address < insn.address]
-    for i in reversed(before):
-        for o in i.operands:
-            if o.is_dest and o.kind is OperandKind.SGPR and o.register is not None and \
-                    o.register <= base.register < o.register + o.count:
-                if not i.mnemonic.startswith("s_load"):
-                    return None
-                src = next((x for x in i.operands if not x.is_dest and x.kind is OperandKind.SGPR), None)
-                m = re.search(r",\s*(0x[0-9a-fA-F]+|\d+)\s*$", i.text)
-                off = int(m.group(1), 0) if m else 0
-                return (src.register if src else None, off + 4 * (base.register - o.register))
-    return None
-
-
 def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) -> tuple[list[Finding], dict]:
     """Spinners that left their loop in the fully visible replay but whose own load cannot see the write; and the
     stale lines that keep them spinning ({core thread number: (address, bytes)}) for what-if replays."""
@@ -437,7 +486,7 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
         pinned = seen if seen is not None else 0  # the value before the write is not in the core: assume 0
         stale = {m[0].number: (address, pinned.to_bytes(4, "little")) for m in members}
         stuck = replay(program, dispatch=dispatch, stale=stale, watch={m[0].number: m[1]["loop"] for m in members},
-                       max_instructions=budget)
+                       max_instructions=budget, seconds=1.0)
         info["wave_instructions"] = info.get("wave_instructions", 0) + stuck.wave_instructions
         if any(m[0].number in stuck.left for m in members):
             continue  # even with the stale line it gets out: not this cause
@@ -457,7 +506,8 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
         if fix:
             try:
                 good = replay(program, dispatch=dispatch, stale=stale, assume=[Assumption.parse(x) for x in fix],
-                              watch={m[0].number: m[1]["loop"] for m in members}, max_instructions=budget)
+                              watch={m[0].number: m[1]["loop"] for m in members}, max_instructions=budget,
+                              seconds=1.0)
                 info["wave_instructions"] += good.wave_instructions
                 fixed = all(m[0].number in good.left for m in members)
             except UsageError:
@@ -468,7 +518,7 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
         last = (f"the load last returned {seen}" if seen is not None else
                 f"the load's last value is not in the registers (replay pins {pinned})")
         summary = (f"{who} of workgroup {wg} poll{'s' if len(members) == 1 else ''} {address:#x}: memory holds "
-                   f"{now} but {last}; it acquires at {scope} scope ({how}), which does not "
+                   f"{now} but {last}; the load is at most {scope}-scope ({how}), which does not "
                    f"make another workgroup's write visible"
                    + (f"; the write at {', '.join(wtext)}" if wtext else "; no store of this kernel to it is in view")
                    + "; needs release and acquire at agent scope")

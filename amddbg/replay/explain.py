@@ -229,6 +229,62 @@ def _stores_ahead_from(t, pc: int, innermost: bool):
     return out
 
 
+def _argument_pointer(program, t, insn) -> int | None:
+    """The value of the kernel-argument pointer a global access is based on (read from the kernarg segment in the
+    core), or None when the code does not show one or the segment is not in the core."""
+    try:
+        origin = _pointer_origin(program.disassemble(insn.address), insn)
+    except AmddbgError:
+        return None
+    d = t.dispatch
+    if origin is None or d is None or d.kernarg_address is None or origin[0] != _kernarg_sgpr(program, d):
+        return None
+    try:
+        return int.from_bytes(program.read("global", d.kernarg_address + origin[1], 8), "little")
+    except AmddbgError:
+        return None
+
+
+def _kernarg_sgpr(program, dispatch) -> int | None:
+    """The first user SGPR holding the kernarg segment pointer (the manual's user SGPR order)."""
+    lco = program.code_object_at(dispatch.kernel_object or 0)
+    if lco is None:
+        return None
+    for k in lco.codeobj.kernels:
+        kd = k.descriptor
+        if kd is None or lco.load_address + kd.address != dispatch.kernel_object:
+            continue
+        props = kd.kernel_code_properties
+        if not props.get("enable_sgpr_kernarg_segment_ptr"):
+            return None
+        return (4 * bool(props.get("enable_sgpr_private_segment_buffer")) + 2 * bool(
+            props.get("enable_sgpr_dispatch_ptr")) + 2 * bool(props.get("enable_sgpr_queue_ptr")))
+    return None
+
+
+def _pointer_origin(insns, insn):
+    """Where the base SGPR pair of a global access was loaded from: (base SGPR of the s_load, offset), or None."""
+    import re
+
+    base = next((o for o in insn.operands if not o.is_dest and o.kind is OperandKind.SGPR and o.count == 2), None)
+    if base is None:
+        return None
+    before = [i for i in insns if i.address < insn.address]
+    for i in reversed(before):
+        for o in i.operands:
+            if o.is_dest and o.kind is OperandKind.SGPR and o.register is not None and \
+                    o.register <= base.register < o.register + o.count:
+                if not i.mnemonic.startswith("s_load"):
+                    return None
+                src = next((x for x in i.operands if not x.is_dest and x.kind is OperandKind.SGPR), None)
+                if src is None or any(_reg_written([j], src) for j in before if j.address < i.address):
+                    return None  # based on a loaded pointer, not on an entry SGPR
+                m = re.search(r",\s*(0x[0-9a-fA-F]+|\d+)\s*$", i.text)
+                off = int(m.group(1), 0) if m else 0
+                return (src.register if src else None, off + 4 * (base.register - o.register))
+    return None
+
+
 # ------------------------------------------------------------------------------------------- the analysis
 
 
@@ -261,8 +317,15 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
                  ("global", "flat")]
         if not loads:
             continue
-        polled = _addresses(t, loads[0])
-        spin_info[t.number] = (t, loads[0], polled)
+        from amddbg.emu.memory import classify_flat
+
+        load, polled = loads[0], None
+        for cand in loads:  # at -O0 the first load reloads the flag pointer from the stack (private aperture)
+            addrs = _addresses(t, cand)
+            if addrs and all(classify_flat(a)[0] == "global" for a in addrs.values()):
+                load, polled = cand, addrs
+                break
+        spin_info[t.number] = (t, load, polled)
     # -- barriers
     by_group: dict = {}
     for t in waves:
@@ -316,19 +379,45 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
     # -- which spins can end
     proven_hang = any(f.kind == "barrier_deadlock" and f.cause == "missing_arrivals" for f in findings)
     spin_groups: dict[tuple, Finding] = {}
-    for num, (t, load, polled) in spin_info.items():
-        others = [o for o in waves if o.number != num and o.state not in (WaveState.TRAPPED, WaveState.FAULTED)
-                  and o.number not in spin_info]
+    writers_of: dict[int, tuple[list, list, list]] = {}  # spinner -> (live candidates, barrier-blocked, spinners)
+    for num, (_t, _load, polled) in spin_info.items():  # noqa: B007 - _t and _load are used below
+        others = [o for o in waves if o.number != num and o.state not in (WaveState.TRAPPED, WaveState.FAULTED)]
         targets = set(polled.values()) if polled else set()
-        candidates, blocked = [], []
+        origin = _argument_pointer(program, _t, _load)
+        candidates, blocked, spinning = [], [], []
         for o in others:
             waits_for_t = num in blocked_by.get(o.number, set())
             for insn, addrs in _stores_ahead(o):
-                may_write = addrs is None or not targets or bool(targets & set(addrs.values()))
+                known = addrs is not None and bool(targets)
+                may_write = not known or bool(targets & set(addrs.values()))
+                theirs = _argument_pointer(program, o, insn) if not known else None
+                if theirs is not None and origin is not None:
+                    known, may_write = True, theirs == origin  # different buffers passed as arguments
                 if not may_write:
                     continue
+                if o.number in spin_info and not known:
+                    continue  # a spinner counts as a (blocked) writer only where the addresses show it
                 # a store behind a barrier that needs this very spinner can never happen first: a cycle
-                (blocked if waits_for_t else candidates).append((o, insn))
+                if o.number in spin_info:
+                    spinning.append((o, insn))
+                else:
+                    (blocked if waits_for_t else candidates).append((o, insn))
+        writers_of[num] = (candidates, blocked, spinning)
+    # spinners whose only writers are spinners that are stuck themselves: a cycle through flags (greatest fixed
+    # point: start from every spinner no other wave can release, drop those a releasable spinner may write)
+    stuck = {n for n, (c, _b, _s) in writers_of.items() if not c}
+    changed = True
+    while changed:
+        changed = False
+        for n in list(stuck):
+            if any(o.number not in stuck for o, _i in writers_of[n][2]):
+                stuck.discard(n)
+                changed = True
+    for num, (t, load, polled) in spin_info.items():
+        candidates, blocked, spinning = writers_of[num]
+        if num not in stuck:
+            continue  # someone may still write it: not provably stuck
+        blocked = blocked + spinning
         value = None
         if polled:
             a = next(iter(polled.values()))
@@ -337,8 +426,6 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
             except AmddbgError:
                 value = None
         where = f"{next(iter(polled.values())):#x}" if polled else "an address the registers do not give"
-        if candidates:
-            continue  # someone may still write it: not provably stuck
         cause = "writer_blocked" if blocked else "no_writer"
         key = (cause, where, load.address)
         group = spin_groups.get(key)
@@ -366,7 +453,8 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
         f.summary = (f"{who} {where_wg} poll{'s' if len(ws) == 1 else ''} "
                      f"{f.details['address']}" + (f" (value {value} in the core)" if value is not None else "")
                      + (" and no live wave of the dispatch can store to it" if f.cause == "no_writer" else
-                        "; the only writers wait at a barrier these waves must reach first"))
+                        "; the only writers wait at a barrier these waves must reach first, or spin on a flag "
+                        "that is never set (a cycle)"))
     if proven_hang:
         for f in findings:
             if f.kind == "barrier_deadlock" and f.cause == "waits_for_spinning_waves":
@@ -396,8 +484,9 @@ def explain_core(paths, *, dispatch: int | None = None, assume=(), **kw) -> Expl
         prog.close()
 
 
-def explain_program(program, *, dispatch: int | None = None, assume=(), replay_budget: int = 60_000) -> Explanation:
-    """Static analysis of the core, then replay of its stuck dispatch (see amddbg.replay.analysis)."""
+def explain_program(program, *, dispatch: int | None = None, assume=(), replay_seconds: float = 2.0) -> Explanation:
+    """Static analysis of the core, then replay of its stuck dispatch (see amddbg.replay.analysis); the main replay
+    runs for at most `replay_seconds`."""
     from amddbg.replay.analysis import explain_with_replay
 
-    return explain_with_replay(program, dispatch=dispatch, assume=assume, budget=replay_budget)
+    return explain_with_replay(program, dispatch=dispatch, assume=assume, seconds=replay_seconds)

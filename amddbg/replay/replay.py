@@ -83,6 +83,7 @@ class ReplayResult:
     left: dict = field(default_factory=dict)  # core thread number -> first PC outside the range it was watched in
     loads: dict = field(default_factory=dict)  # core thread number -> recent global loads [(pc, address)]
     applied: list = field(default_factory=list)  # what each assumption changed, in words
+    stores: dict = field(default_factory=dict)  # core thread number -> recent global stores [(pc, address)]
 
     @property
     def machine(self):
@@ -164,6 +165,10 @@ def _as_nop(insn):
                                is_barrier=False)
 
 
+class _OutOfTime(Exception):
+    """Raised from the step hook when the replay's time budget is spent."""
+
+
 def pin_line(machine, wave, address: int, data: bytes) -> None:
     """Put in `wave`'s vector cache (and, on two-level generations, its shader array's cache) the line holding
     `address`, with `data` at `address` and the rest as memory holds it: the stale copy a load that bypasses
@@ -180,12 +185,14 @@ def pin_line(machine, wave, address: int, data: bytes) -> None:
 
 
 def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | None = None,
-           watch: dict | None = None, max_instructions: int = 60_000, seed: int = 0) -> ReplayResult:
+           watch: dict | None = None, max_instructions: int = 1_000_000, seconds: float | None = 2.5,
+           seed: int = 0) -> ReplayResult:
     """Run the core's stuck dispatch forward.
 
     `stale`: {core thread number: (address, bytes)} — pin that wave's L1 line to these bytes at `address`
     (the value it last read). `watch`: {core thread number: (lo, hi)} — record the first PC a wave reaches outside
-    [lo, hi] (did it leave its polling loop?)."""
+    [lo, hi] (did it leave its polling loop?). The replay stops at `max_instructions` or after `seconds`, whichever
+    comes first (status "limit")."""
     t0 = time.perf_counter()
     state = machine_from_program(program, dispatch=dispatch, seed=seed)
     m = state.machine
@@ -197,16 +204,27 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
             pin_line(m, w, address, data)
     left: dict = {}
     loads: dict = {}
+    stores: dict = {}
     watched = {by_number[n]: (n, rng) for n, rng in (watch or {}).items() if n in by_number}
     numbers = {w: t.number for w, t in state.threads.items()}
 
+    deadline = time.perf_counter() + seconds if seconds else None
+    count = [0]
+
     def hook(ev) -> None:
+        count[0] += 1
+        if deadline is not None and count[0] & 1023 == 0 and time.perf_counter() > deadline:
+            raise _OutOfTime
         x = watched.get(ev.wave)
         if x is not None and x[0] not in left:
             lo, hi = x[1]
             if not lo <= ev.pc <= hi:
                 left[x[0]] = ev.pc
         for op in ev.memops:  # the global loads each wave keeps doing: what a spinning wave polls
+            if op.kind in ("store", "atomic") and op.space in ("global", "generic") and op.addresses:
+                a = op.addresses[min(op.addresses)]
+                if classify_flat(a)[0] == "global":
+                    stores.setdefault(numbers.get(ev.wave), deque(maxlen=64)).append((ev.pc, a))
             if op.kind in ("load", "atomic") and op.space in ("global", "generic") and op.addresses:
                 lane = min(op.addresses)
                 a = op.addresses[lane]
@@ -215,9 +233,15 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
                 q = loads.setdefault(numbers.get(ev.wave), deque(maxlen=64))
                 q.append((ev.pc, a))
 
-    r = m.run(max_instructions=max_instructions, hook=hook)
+    try:
+        r = m.run(max_instructions=max_instructions, hook=hook)
+    except _OutOfTime:
+        from amddbg.emu.machine import RunResult
+
+        r = RunResult("limit", f"stopped after {count[0]} wave-instructions ({seconds} s replay budget)", count[0],
+                      time.perf_counter() - t0, list(m.waves))
     for num, w in by_number.items():  # a watched wave that ended left its loop too
         if watch and num in watch and num not in left and w.state == "ended":
             left[num] = w.pc
     return ReplayResult(r.status, r.reason, r.wave_instructions, time.perf_counter() - t0, state, left,
-                        {n: list(q) for n, q in loads.items()}, applied)
+                        {n: list(q) for n, q in loads.items()}, applied, {n: list(q) for n, q in stores.items()})

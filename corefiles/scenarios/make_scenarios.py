@@ -22,12 +22,16 @@ SCENARIOS = {
     "spin-wrong-scope": ("spin_wrong_scope", "128", "64", ["buf:i32:1", "buf:i32:64:iota", "buf:i32:128"], "hang"),
     "spin-right-scope": ("spin_right_scope", "128", "64", ["buf:i32:1", "buf:i32:64:iota", "buf:i32:128"],
                          "completed"),
+    "spin-cycle": ("spin_cycle", "128", "64", ["buf:i32:1", "buf:i32:1", "buf:i32:64"], "hang"),
     "assert-trap": ("assert_trap", "64", "64", ["buf:i32:64:values=" + ",".join(
         str(-v if v == 37 else v) for v in range(64)), "buf:i32:64"], "trap"),
+    "slow-loop": ("slow_loop", "64", "64", ["buf:i32:64", "i32:1000"], "limit"),
 }
+# scenarios whose core is taken part-way (the kernel would finish): instructions to run before writing the core
+STOP_AT = {"slow-loop": 2000}
 # divergence-demo: corefiles/teach's kernel stopped inside its per-lane loop (max instructions per target), so
 # the core shows a wave with part of its lanes active: `amddbg -batch -ex lanes divergence-demo-gfx90a.gpu`
-DIVERGENCE_DEMO = {"gfx90a": 53, "gfx1100": 132}
+DIVERGENCE_DEMO = {"gfx90a": 53, "gfx1100": 136}
 
 
 def build() -> None:
@@ -52,7 +56,7 @@ def cores() -> None:
                 out = HERE / f"{name}-{t}.{suffix}"
                 cmd = [sys.executable, "-m", "amddbg", "run", str(HERE / f"scenarios-{t}.co"), "--kernel", kernel,
                        "--grid", grid, "--block", block, "--core", str(out), "--layout", layout,
-                       "--max-instructions", "200000"]
+                       "--max-instructions", str(STOP_AT.get(name, 200000))]
                 for a in args:
                     cmd += ["--arg", a]
                 subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)

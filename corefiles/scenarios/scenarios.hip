@@ -86,3 +86,26 @@ __global__ void spin_right_scope(int *flag, int *data, int *out) {
     out[64 + lane] = 1;
   }
 }
+
+// spin-cycle: two workgroups each wait for the other's flag before setting their own: a cycle through flags
+// (each spinning wave's only writer is itself spinning).
+__global__ void spin_cycle(int *a, int *b, int *out) {
+  unsigned lane = lane_x();
+  if (__builtin_amdgcn_workgroup_id_x() == 0) {
+    while (__hip_atomic_load(a, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) == 0) __builtin_amdgcn_s_sleep(1);
+    __hip_atomic_store(b, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+  } else {
+    while (__hip_atomic_load(b, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) == 0) __builtin_amdgcn_s_sleep(1);
+    __hip_atomic_store(a, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+  }
+  out[lane] = 1;
+}
+
+// slow-loop: every lane runs a long but finite loop; a core taken part-way is slow, not stuck.
+__global__ void slow_loop(int *out, int n) {
+  unsigned lane = lane_x();
+  int acc = 0;
+#pragma clang loop unroll(disable)
+  for (int i = 0; i < n; i++) acc = acc * 3 + (int)(lane ^ i);
+  out[lane] = acc;
+}

@@ -15,7 +15,7 @@ SC = ROOT / "corefiles" / "scenarios"
 import sys  # noqa: E402
 
 sys.path.insert(0, str(SC))
-from make_scenarios import SCENARIOS  # noqa: E402
+from make_scenarios import SCENARIOS, STOP_AT  # noqa: E402
 
 # scenario -> (verdict, finding kind, cause, source line of the first location)
 EXPECTED = {
@@ -32,7 +32,7 @@ def test_run_status(name, target):
     kernel, grid, block, args, status = SCENARIOS[name]
     m = Machine(SC / f"scenarios-{target}.co")
     m.dispatch(kernel, (int(grid), 1, 1), (int(block), 1, 1), args)
-    r = m.run(max_instructions=200_000)
+    r = m.run(max_instructions=STOP_AT.get(name, 200_000))
     assert r.status == status, r.reason
 
 

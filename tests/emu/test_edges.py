@@ -489,3 +489,110 @@ def test_f16_and_packed(target):
     want = [f16_expected(r, gfx9) for r in rows]
     for k in range(nout):
         check(got[k][:len(rows)], [w[k] for w in want], f"{target} f16 slot {k}")
+
+
+# ------------------------------------------------------------------------------------------ DPP and SDWA
+
+DEAD = 0xDEADBEEF
+
+
+def dpp_source(ctrl: str, n, lane: int, lanes: int):
+    """The lane DPP reads for `lane` (None: outside the row/wave), from the ISA's description of each control."""
+    row = lane - lane % 16
+    if ctrl == "quad_perm":
+        return lane - lane % 4 + n[lane % 4]
+    if ctrl == "dpp8":
+        return lane - lane % 8 + n[lane % 8]
+    if ctrl == "row_shl":
+        return lane + n if (lane % 16) + n < 16 else None
+    if ctrl == "row_shr":
+        return lane - n if (lane % 16) - n >= 0 else None
+    if ctrl == "row_ror":
+        return row + (lane % 16 - n) % 16
+    if ctrl == "row_mirror":
+        return row + 15 - lane % 16
+    if ctrl == "row_half_mirror":
+        return lane - lane % 8 + 7 - lane % 8
+    if ctrl == "row_bcast":
+        return (row - 1) if n == 15 else 31
+    if ctrl == "wave_shl":
+        return lane + 1 if lane + 1 < lanes else None
+    if ctrl == "wave_ror":
+        return (lane - 1) % lanes
+    if ctrl == "row_share":
+        return row + n
+    if ctrl == "row_xmask":
+        return row + (lane % 16 ^ n)
+    raise AssertionError(ctrl)
+
+
+def dpp_mov(v: list[int], ctrl, n, lanes, row_mask=0xF, bank_mask=0xF, bound=False, exec_mask=None, fi=False,
+            old=DEAD) -> list[int]:
+    exec_mask = (1 << lanes) - 1 if exec_mask is None else exec_mask
+    out = []
+    for lane in range(lanes):
+        src = dpp_source(ctrl, n, lane, lanes)
+        written = exec_mask >> lane & 1 and row_mask >> (lane // 16) & 1 and bank_mask >> (lane % 16 // 4) & 1
+        valid = src is not None and 0 <= src < lanes and (fi or exec_mask >> src & 1)
+        if written and (valid or bound):
+            out.append(v[src] if valid else 0)
+        else:
+            out.append(old)
+    return out
+
+
+def dpp_inputs(lanes: int):
+    v2 = [(0x1000 + 3 * ln) | (ln * 7 & 0xFF) << 24 for ln in range(lanes)]
+    v3 = [((ln * 37) ^ 0xA5A5) | (0x80 if ln % 3 == 0 else 0) for ln in range(lanes)]
+    x = [b32(ln * 1.5 - 7.0) for ln in range(lanes)]
+    y = [b16(ln * 0.25) << 16 | 0x1234 for ln in range(lanes)]
+    return v2, v3, x, y
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100"])
+def test_dpp_and_sdwa(target):
+    """quad_perm, row shifts/rotate/mirrors, GFX9 row_bcast/wave shifts, GFX10+ row_share/row_xmask and DPP8,
+    row/bank masks, bound_ctrl, source lanes outside EXEC (with fi:1 on GFX11), neg on the DPP source, VOPC DPP;
+    GFX9 SDWA byte/word selects with sext, dst_sel with UNUSED_PRESERVE/SEXT, SDWA VOPC."""
+    lanes = LANES[target]
+    gfx9 = target.startswith("gfx9")
+    v2, v3, x, y = dpp_inputs(lanes)
+    got = run_case("dpp", target, [v2, v3, x, y], 19 if gfx9 else 15)
+    want = {0: dpp_mov(v2, "quad_perm", [3, 2, 1, 0], lanes), 1: dpp_mov(v2, "row_shl", 1, lanes),
+            2: dpp_mov(v2, "row_shr", 3, lanes, bound=True), 3: dpp_mov(v2, "row_ror", 4, lanes),
+            4: dpp_mov(v2, "row_mirror", 0, lanes), 5: dpp_mov(v2, "row_half_mirror", 0, lanes)}
+    if gfx9:
+        want[6] = dpp_mov(v2, "row_bcast", 15, lanes, row_mask=0xA)
+        want[7] = dpp_mov(v2, "row_bcast", 31, lanes, row_mask=0xC)
+        want[8] = dpp_mov(v2, "wave_shl", 1, lanes)
+        want[9] = dpp_mov(v2, "wave_ror", 1, lanes)
+    else:
+        want[6] = dpp_mov(v2, "row_share", 5, lanes)
+        want[7] = dpp_mov(v2, "row_xmask", 3, lanes)
+        want[8] = dpp_mov(v2, "dpp8", [7, 6, 5, 4, 3, 2, 1, 0], lanes)
+        want[9] = dpp_mov(v2, "dpp8", [1, 1, 1, 1, 0, 0, 0, 0], lanes)
+    shifted = dpp_mov(v2, "row_shr", 1, lanes, bank_mask=0x5, old=None)
+    want[10] = [DEAD if s is None else (s + b) & M32 for s, b in zip(shifted, v3, strict=True)]
+    even = int("01" * (lanes // 2), 2)
+    want[11] = dpp_mov(v2, "quad_perm", [1, 0, 3, 2], lanes, exec_mask=even)
+    want[12] = (dpp_mov(v2, "quad_perm", [1, 0, 3, 2], lanes, exec_mask=even, bound=True) if gfx9 else
+                dpp_mov(v2, "quad_perm", [1, 0, 3, 2], lanes, exec_mask=even, fi=True))
+    swapped = dpp_mov(x, "quad_perm", [1, 0, 3, 2], lanes)
+    want[13] = [arith(lambda p, q: -p + q, s, t) for s, t in zip(swapped, y, strict=True)]
+    if gfx9:
+        want[14] = [(DEAD & 0xFFFF) | (((a & 0xFF) + (b >> 8 & 0xFF)) & 0xFFFF) << 16 for a, b in zip(v2, v3,
+                                                                                                    strict=True)]
+        want[15] = [((b & 0xFF) - 0x100 if b & 0x80 else b & 0xFF) & M32 for b in v3]
+        want[16] = [b32(f16(t >> 16)) for t in y]
+        want[17] = [int((a & 0xFF) < (b & 0xFF)) for a, b in zip(v2, v3, strict=True)]
+
+        def sext_byte2(r):
+            f = r & 0xFF
+            return f << 16 | (0xFF000000 if f & 0x80 else 0)
+
+        want[18] = [sext_byte2((b & 0xFFFF) - (a >> 24)) for a, b in zip(v2, v3, strict=True)]
+    else:
+        src = dpp_mov(v2, "quad_perm", [1, 0, 3, 2], lanes)
+        want[14] = [int(s < b) for s, b in zip(src, v3, strict=True)]
+    for k, w in sorted(want.items()):
+        check(got[k], w, f"{target} dpp/sdwa slot {k}")

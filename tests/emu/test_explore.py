@@ -98,7 +98,7 @@ def test_delayed_write_through_gives_store_buffering_and_waitcnt_bounds_it():
     delayed = explore(make, seeds=seeds, visibilities=[Visibility(delay=True, drain=0.05, seed=3)],
                       outcome=lambda m, _r: k.outcome(m))
     assert both_zero(delayed)
-    assert not both_zero(plain) or both_zero(delayed)
+    assert not both_zero(plain)  # stores written through at once: some load always comes after the other store
     assert all(r.result.status == "completed" for r in plain + delayed)
     # the final memory has every store: nothing stays in flight after the run
     assert all(dict(r.outcome)["x"] == 1 and dict(r.outcome)["y"] == 1 for r in delayed)

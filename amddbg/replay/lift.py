@@ -74,17 +74,21 @@ def _llvm_order(order: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- generations
 
-_GEN_NAMES = {"gfx90a": "GFX90A", "gfx942": "GFX942", "gfx11": "GFX10-GFX11", "gfx12": "GFX12"}
+_GEN_NAMES = {"gfx90a": "GFX90A", "gfx942": "GFX942", "gfx10": "GFX10-GFX11", "gfx11": "GFX10-GFX11",
+              "gfx12": "GFX12"}
 
 
 def generation(processor: str) -> str:
-    """'gfx90a', 'gfx942', 'gfx11' (GFX10-GFX11 table) or 'gfx12' for `processor`; NotSupported otherwise."""
+    """'gfx90a', 'gfx942', 'gfx10' or 'gfx11' (the GFX10-GFX11 table) or 'gfx12' for `processor`;
+    NotSupported otherwise."""
     name = processor.split(":")[0].lower()
     if name == "gfx90a":
         return "gfx90a"
     if name in ("gfx940", "gfx941", "gfx942", "gfx950", "gfx9-4-generic"):
         return "gfx942"
-    if re.fullmatch(r"gfx1[01][0-9a-f]{2}", name) or name in ("gfx10-1-generic", "gfx10-3-generic", "gfx11-generic"):
+    if re.fullmatch(r"gfx10[0-9a-f]{2}", name) or name in ("gfx10-1-generic", "gfx10-3-generic"):
+        return "gfx10"  # the GFX10-GFX11 table; GFX10 adds dlc to agent/system loads
+    if re.fullmatch(r"gfx11[0-9a-f]{2}", name) or name == "gfx11-generic":
         return "gfx11"
     if re.fullmatch(r"gfx120[0-9a-f]", name) or name == "gfx12-generic":
         return "gfx12"
@@ -116,8 +120,10 @@ def _bits(gen: str, scope: str, kind: str, space: str, tgsplit: bool = False) ->
             return frozenset({"sc1"}) if scope == "system" else frozenset()
         return {"wavefront": frozenset(), "workgroup": frozenset({"sc0"}), "agent": frozenset({"sc1"}),
                 "system": frozenset({"sc0", "sc1"})}[scope]
-    if gen == "gfx11":  # WGP mode: workgroup loads bypass the per-CU GL0 too
-        return frozenset({"glc"}) if kind == "load" and scope != "wavefront" else frozenset()
+    if gen in ("gfx10", "gfx11"):  # WGP mode: workgroup loads bypass the per-CU GL0 too
+        if kind != "load" or scope == "wavefront":
+            return frozenset()
+        return frozenset({"glc", "dlc"}) if gen == "gfx10" and scope != "workgroup" else frozenset({"glc"})
     # gfx12: the scope field
     return {"wavefront": frozenset(), "workgroup": frozenset({"scope:SCOPE_SE"}),
             "agent": frozenset({"scope:SCOPE_DEV"}), "system": frozenset({"scope:SCOPE_SYS"})}[scope]
@@ -139,12 +145,12 @@ def _inv(gen: str, scope: str, space: str, tgsplit: bool) -> str | None:
     if scope == "wavefront":
         return None
     if space == "lds":  # LDS is per workgroup; GFX10+ still invalidate the wave's L0 for the global ops after
-        return "workgroup" if gen in ("gfx11", "gfx12") else None
+        return "workgroup" if gen in ("gfx10", "gfx11", "gfx12") else None
     if gen in ("gfx90a", "gfx942") and scope == "workgroup" and not tgsplit:
         return None
     if gen == "gfx90a" and scope == "workgroup":
         return "agent"  # tgsplit: the same buffer_wbinvl1_vol as agent scope
-    if gen == "gfx11" and scope == "system":
+    if gen in ("gfx10", "gfx11") and scope == "system":
         return "agent"  # GFX10-GFX11: system acquire invalidates the same GL1 + GL0 as agent
     return scope
 
@@ -179,8 +185,10 @@ def _nonatomic_sigs(gen: str, kind: str, space: str) -> list[tuple[str, frozense
         return [("", frozenset())]
     load = kind == "load"
     vol = {"gfx90a": {"glc"} if load else set(), "gfx942": {"sc0", "sc1"},
-           "gfx11": {"glc", "dlc"} if load else {"dlc"}, "gfx12": {"scope:SCOPE_SYS"}}[gen]
-    nt = {"gfx90a": {"glc", "slc"}, "gfx942": {"nt"}, "gfx11": {"slc", "dlc"} if load else {"glc", "slc", "dlc"},
+           "gfx10": {"glc", "dlc"} if load else set(), "gfx11": {"glc", "dlc"} if load else {"dlc"},
+           "gfx12": {"scope:SCOPE_SYS"}}[gen]
+    nt = {"gfx90a": {"glc", "slc"}, "gfx942": {"nt"}, "gfx10": {"slc"} if load else {"glc", "slc"},
+          "gfx11": {"slc", "dlc"} if load else {"glc", "slc", "dlc"},
           "gfx12": {"th:TH_LOAD_NT" if load else "th:TH_STORE_NT"}}[gen]
     return [("", frozenset()), ("volatile", frozenset(vol)), ("nontemporal", frozenset(nt))]
 
@@ -219,7 +227,7 @@ def _llvm19_variant(gen: str, scope: str, space: str, sig: _Sig) -> _Sig | None:
     """The sequence LLVM 19 emitted for a row where it differs from the current manual: on GFX12 a
     `global_wb` at the row's scope before every workgroup/agent release; on GFX10-GFX12 no invalidate
     after an LDS acquire."""
-    if gen not in ("gfx11", "gfx12") or scope == "wavefront":
+    if gen not in ("gfx10", "gfx11", "gfx12") or scope == "wavefront":
         return None
     if gen == "gfx12" and sig.drain and sig.wb is None and space != "lds" and scope in ("workgroup", "agent"):
         return _Sig(sig.bits, scope, sig.inv, sig.drain, sig.wait_after)
@@ -264,7 +272,7 @@ def _level_of(gen: str, ins_list: list[Instruction], what: str) -> str | None:
             return "unrecognised"
         return {frozenset({"sc0"}): "workgroup", frozenset({"sc1"}): "agent",
                 frozenset({"sc0", "sc1"}): "system"}.get(frozenset(toks[0] - {"nt"}), "unrecognised")
-    if gen == "gfx11":
+    if gen in ("gfx10", "gfx11"):
         if what == "wb":
             return "unrecognised"
         return {("buffer_gl0_inv",): "workgroup", ("buffer_gl1_inv", "buffer_gl0_inv"): "agent"}.get(
@@ -279,7 +287,7 @@ def _norm_bits(gen: str, ins: Instruction) -> frozenset[str]:
     toks = _policy_tokens(ins)
     mem = ins.memory
     if mem is not None and mem.is_atomic and mem.returns:
-        toks -= {"glc"} if gen in ("gfx90a", "gfx11") else {"sc0"} if gen == "gfx942" else set()
+        toks -= {"glc"} if gen in ("gfx90a", "gfx10", "gfx11") else {"sc0"} if gen == "gfx942" else set()
     if gen == "gfx12":
         toks = {t for t in toks if not t.startswith("th:TH_ATOMIC_RETURN")}
         toks.discard("scope:SCOPE_CU")
@@ -296,7 +304,8 @@ _EMPTY = (0, frozenset(), False)
 
 
 def _counters(gen: str) -> tuple[str, ...]:
-    return {"gfx90a": ("vmcnt", "lgkmcnt"), "gfx942": ("vmcnt", "lgkmcnt"), "gfx11": ("vmcnt", "vscnt", "lgkmcnt"),
+    return {"gfx90a": ("vmcnt", "lgkmcnt"), "gfx942": ("vmcnt", "lgkmcnt"), "gfx10": ("vmcnt", "vscnt", "lgkmcnt"),
+            "gfx11": ("vmcnt", "vscnt", "lgkmcnt"),
             "gfx12": ("loadcnt", "storecnt", "dscnt", "kmcnt")}[gen]
 
 
@@ -308,6 +317,8 @@ def _issue(gen: str, ins: Instruction) -> list[tuple[str, str, bool]]:
     if mem.space == MemorySpace.SCALAR:
         return [("kmcnt" if gen == "gfx12" else "lgkmcnt", "s", True)]
     tag = "rw" if mem.is_atomic and mem.returns else "w" if mem.is_store or mem.is_atomic else "r"
+    if _is_private_buffer(ins):
+        tag = "p"  # thread-private: no release or acquire ever waits for it
     if mem.space in (MemorySpace.LDS, MemorySpace.GDS):
         return [("dscnt" if gen == "gfx12" else "lgkmcnt", tag, False)]
     load_like = mem.is_load and not (mem.is_atomic and not mem.returns) or (mem.is_atomic and mem.returns)
@@ -321,6 +332,13 @@ def _issue(gen: str, ins: Instruction) -> list[tuple[str, str, bool]]:
     if mem.space == MemorySpace.FLAT:
         out.append(("lgkmcnt", tag, True))
     return out
+
+
+def _is_private_buffer(ins: Instruction) -> bool:
+    """A MUBUF access through s[0:3], the private segment (scratch) resource of the AMDHSA ABI: how -O0 and
+    spill code reach private memory. (Buffer intrinsics on other resources stay global.)"""
+    return ins.memory is not None and ins.memory.space == MemorySpace.BUFFER and any(
+        o.text == "s[0:3]" for o in ins.operands)
 
 
 def _step(gen: str, state: dict, ins: Instruction) -> dict:
@@ -390,7 +408,7 @@ def _pending(state: dict, drain: str, scope: str) -> bool:
     at agent and system scope outstanding LDS *reads* do not count either: LDS is private to the workgroup,
     and clang does not wait for them there (seen in LLVM 19 GFX12 agent releases)."""
     for c, (n, kinds, _ooo) in state.items():
-        if n == 0 or c == "kmcnt" or kinds <= {"s"}:
+        if n == 0 or c == "kmcnt" or kinds <= {"s", "p"}:
             continue
         lds = c in ("lgkmcnt", "dscnt")
         if drain == "lgkm" and not lds:
@@ -499,7 +517,7 @@ def _lift_memory(gen: str, insns: Sequence[Instruction], states: list[dict], k: 
                  tgsplit: bool) -> tuple[ModelOp | None, list[int]]:
     ins = insns[k]
     mem = ins.memory
-    space = _SPACE[mem.space]
+    space = "scratch" if _is_private_buffer(ins) else _SPACE[mem.space]
     kind = "rmw" if mem.is_atomic else "store" if mem.is_store and not mem.is_load else "load"
     bits = _norm_bits(gen, ins)
     if space == "scratch":
@@ -598,6 +616,7 @@ def _lift_fences(gen: str, insns: Sequence[Instruction], states: list[dict], use
 
 _INV_GROUPS = {"gfx90a": (("buffer_wbinvl1_vol",), ("buffer_invl2", "buffer_wbinvl1_vol")),
                "gfx942": (("buffer_inv",),), "gfx11": (("buffer_gl0_inv",), ("buffer_gl1_inv", "buffer_gl0_inv")),
+               "gfx10": (("buffer_gl0_inv",), ("buffer_gl1_inv", "buffer_gl0_inv")),
                "gfx12": (("global_inv",),)}
 
 
@@ -689,7 +708,7 @@ def _wait_needed(state: dict, ins: Instruction, drain: str | None) -> bool:
     after = {c: v for c, v in (ins.waitcnt or {}).items() if c in state}
     for c, v in after.items():
         n = state[c][0]
-        if n > v and c != "kmcnt" and not state[c][1] <= {"s"} and (drain == "all" or c in ("lgkmcnt", "dscnt")):
+        if n > v and c != "kmcnt" and not state[c][1] <= {"s", "p"} and (drain == "all" or c in ("lgkmcnt", "dscnt")):
             return True
     return False
 

@@ -1,9 +1,9 @@
 """amddbg.replay.lift against what clang really emits: one kernel per memory-model table row
 (corefiles/lift/lift_rows.hip, built by corefiles/lift/build.py with clang-22 and clang-19 for gfx90a,
-gfx942, gfx1100 and gfx1200). Kernel names k__<kind>__<order>__<scope>__<space> give the source operation;
-lift() must return one op whose rows include that row and which never claims more than the source; where
-the manual's sequence distinguishes the row, exactly that op. Hand-assembled sequences no row produces
-must lift to "unknown"."""
+gfx942, gfx1100 and gfx1200, and gfx1030 with clang-22). Kernel names k__<kind>__<order>__<scope>__<space>
+give the source operation; lift() must return one op whose rows include that row and which never claims
+more than the source; where the manual's sequence distinguishes the row, exactly that op. Hand-assembled
+sequences no row produces must lift to "unknown"."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from amddbg.replay.lift import ModelOp, lift, lift_at
 
 LIFT = Path(__file__).resolve().parents[2] / "corefiles" / "lift"
 TARGETS = ("gfx90a", "gfx942", "gfx1100", "gfx1200")
-GEN = {"gfx90a": "GFX90A", "gfx942": "GFX942", "gfx1100": "GFX10-GFX11", "gfx1200": "GFX12"}
+OBJECTS = [(t, "") for t in (*TARGETS, "gfx1030")] + [(t, "-clang19") for t in TARGETS]  # gfx1030: clang-22 only
+GEN = {"gfx90a": "GFX90A", "gfx942": "GFX942", "gfx1030": "GFX10-GFX11", "gfx1100": "GFX10-GFX11",
+       "gfx1200": "GFX12"}
 SCOPE_RANK = {"wavefront": 0, "workgroup": 1, "agent": 2, "system": 3}
 ROW_KIND = {"load": "load atomic", "store": "store atomic", "rmw": "atomicrmw"}
 ROW_SPACE = {"global": "global", "generic": "generic", "lds": "local"}
@@ -68,6 +70,13 @@ EXACT = {
         ("rmw_add", "acquire", "agent", "generic"): ("acquire", "agent"),
         ("rmw_add", "acquire", "workgroup", "lds"): ("acquire", "workgroup"),
     },
+    "gfx1030": {  # GFX10: agent/system loads are glc dlc, workgroup loads glc
+        ("load", "relaxed", "workgroup", "global"): ("relaxed", "workgroup"),
+        ("load", "relaxed", "agent", "global"): ("relaxed", "agent"),
+        ("load", "relaxed", "system", "global"): ("relaxed", "agent"),
+        ("load", "acquire", "agent", "generic"): ("acquire", "agent"),
+        ("rmw_add", "acquire", "workgroup", "global"): ("acquire", "workgroup"),
+    },
     "gfx1200": {
         ("load", "acquire", "agent", "global"): ("acquire", "agent"),
         ("load", "relaxed", "workgroup", "global"): ("relaxed", "workgroup"),
@@ -80,7 +89,8 @@ EXACT = {
 # fences whose table sequence is empty on this generation (no instruction to lift)
 EMPTY_FENCES = {"gfx90a": ("singlethread", "wavefront", "workgroup"), "gfx942": ("singlethread", "wavefront",
                                                                                    "workgroup"),
-                "gfx1100": ("singlethread", "wavefront"), "gfx1200": ("singlethread", "wavefront")}
+                "gfx1030": ("singlethread", "wavefront"), "gfx1100": ("singlethread", "wavefront"),
+                "gfx1200": ("singlethread", "wavefront")}
 EXACT_FENCES = {
     "gfx90a": {("acquire", "agent"): ("acquire", "agent"), ("release", "agent"): ("release", "agent"),
                ("release", "system"): ("release", "system"), ("acq_rel", "system"): ("acq_rel", "system")},
@@ -88,6 +98,7 @@ EXACT_FENCES = {
                ("acquire", "system"): ("acquire", "system")},
     "gfx1100": {("acquire", "workgroup"): ("acquire", "workgroup"), ("acquire", "agent"): ("acquire", "agent"),
                 ("release", "agent"): ("release", "workgroup")},  # GFX11 release = waits only, at any scope
+    "gfx1030": {("acquire", "workgroup"): ("acquire", "workgroup"), ("acquire", "system"): ("acquire", "agent")},
     "gfx1200": {("acquire", "agent"): ("acquire", "agent"), ("release", "system"): ("release", "system"),
                 ("seq_cst", "system"): ("acq_rel", "system")},
 }
@@ -114,7 +125,7 @@ def _row_guarantee(row: str) -> tuple[str, str] | None:
     return None
 
 
-@pytest.fixture(scope="module", params=[(t, c) for c in ("", "-clang19") for t in TARGETS],
+@pytest.fixture(scope="module", params=OBJECTS,
                 ids=lambda p: p[0] + p[1])
 def kernels(request) -> tuple[str, dict[str, list[ModelOp]], Path]:
     target, suffix = request.param
@@ -211,7 +222,7 @@ def test_barriers(kernels):
         kinds = [o.kind for o in ops if o.kind.startswith("barrier")]
         assert kinds == ["barrier_arrive", "barrier_wait"], (target, name, ops)
         assert all(o.barrier == -1 and o.scope == "workgroup" for o in ops if o.kind.startswith("barrier"))
-        if name.startswith("k__syncthreads") and target in ("gfx1100", "gfx1200"):
+        if name.startswith("k__syncthreads") and target in ("gfx1030", "gfx1100", "gfx1200"):
             seq = [(o.kind, o.order, o.scope) for o in ops if o.kind in ("fence", "barrier_arrive", "barrier_wait")]
             assert seq == [("fence", "release", "workgroup"), ("barrier_arrive", "relaxed", "workgroup"),
                            ("barrier_wait", "relaxed", "workgroup"), ("fence", "acquire", "workgroup")], seq
@@ -251,7 +262,7 @@ def test_lift_at_finds_the_whole_sequence(kernels):
     target, table, path = kernels
     name = "k__rmw_add__acq_rel__system__global"
     op = next(o for o in table[name] if o.kind == "rmw")
-    assert len(op.pcs) >= 3 or target == "gfx1100"  # GFX11 system release needs no write-back
+    assert len(op.pcs) >= 3 or target in ("gfx1030", "gfx1100")  # GFX10-11 system release: no write-back
     code = CodeInfo.from_code_object(CodeObject.from_path(path))
     f = next(f for f in code.functions if f.name == name)
     ins = decoder_for(code.processor).decode_all(code.read_code(f.address, f.size), f.address)

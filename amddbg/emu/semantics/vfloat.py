@@ -1433,3 +1433,22 @@ for _n in _INT_CLAMP:
     _base = SEMANTICS.get(_n)
     if _base is not None:
         semantic(_n)(_int_clamp(_n, _base))
+
+
+def _clamp_guard(fn):
+    """valu's operations apply no clamp; a clamp bit on one of them stops the wave instead of being ignored."""
+
+    def run(ctx, insn):
+        t = insn.text
+        if t.endswith(" clamp") or " clamp " in t:
+            raise Unsupported(f"{t} (clamp on this instruction is not emulated)", insn.address)
+        return fn(ctx, insn)
+
+    run.__wrapped__ = fn
+    return run
+
+
+for _n, _fn in list(SEMANTICS.items()):
+    if (_n.startswith("v_") and getattr(_fn, "__module__", "") == "amddbg.emu.semantics.valu"
+            and not getattr(_fn, "handles_clamp", False) and _n not in ("v_dual",)):
+        SEMANTICS[_n] = _clamp_guard(_fn)

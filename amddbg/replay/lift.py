@@ -727,16 +727,25 @@ def _m0_value(insns: Sequence[Instruction], k: int) -> int | None:
 
 
 def _barrier_id(insns: Sequence[Instruction], k: int) -> int | None:
+    """The barrier object an instruction names: its immediate, or M0 (the manual's "Barriers" table:
+    s_barrier_signal* take the id from M0[4:0], s_barrier_init/join from the lower half of M0). None when
+    M0 is not a constant set in the same straight-line code."""
     ins = insns[k]
     src = [o for o in ins.operands if not o.is_dest]
     if not src:
-        return -1 if ins.mnemonic in ("s_barrier", "s_barrier_wait") else None
+        return -1 if ins.mnemonic == "s_barrier" else None
     o = src[0]
     if o.text == "m0":
         v = _m0_value(insns, k)
-        return None if v is None else (v & 0x3F if v & 0x3F else -1)  # M0[5:0] = id (GFX12: 0 is named -1)
+        if v is None:
+            return None
+        if ins.mnemonic.startswith("s_barrier_signal"):
+            return v & 0x1F
+        v &= 0xFFFF
+        return v - 0x10000 if v & 0x8000 else v
     if isinstance(o.value, int):
-        return -1 if o.value in (0xFFFF, -1) else o.value
+        v = o.value & 0xFFFF
+        return v - 0x10000 if v & 0x8000 else v  # s_barrier_wait prints -1 as 0xffff
     return None
 
 
@@ -754,7 +763,8 @@ def _lift_barrier(insns: Sequence[Instruction], k: int) -> list[tuple[int, Model
              "s_barrier_wait": "barrier_wait", "s_barrier_join": "barrier_join", "s_barrier_leave": "barrier_leave",
              "s_barrier_init": "barrier_init"}
     if mn in kinds:
-        return [op(kinds[mn], -1 if mn == "s_barrier_leave" else _barrier_id(insns, k))]
+        # s_barrier_leave names no barrier: it drops the one last joined (not known statically)
+        return [op(kinds[mn], None if mn == "s_barrier_leave" else _barrier_id(insns, k))]
     return []
 
 

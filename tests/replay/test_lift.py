@@ -257,6 +257,16 @@ def test_unknown_sequences():
     assert lift_at(ins, "gfx1200", ins[1].address) is None  # a data wait belongs to no op
 
 
+def test_named_barrier_operations():
+    """GFX12 barrier init/join/signal/wait/leave with ids from immediates and M0 (llvm-mc-22 -mcpu=gfx1200):
+    s_mov_b32 m0, 0x40003; s_barrier_init m0; s_mov_b32 m0, 3; s_barrier_join m0; s_barrier_signal m0;
+    s_barrier_wait 1; s_barrier_leave; s_barrier_join -1; s_endpgm"""
+    ins = _decode("gfx1200", "ff00fdbe030004007d5180be8300fdbe7d5280be7d4e80be010094bf000095bfc15280be0000b0bf")
+    got = [(o.kind, o.barrier) for o in lift(ins, "gfx1200")]
+    assert got == [("barrier_init", 3), ("barrier_join", 3), ("barrier_arrive", 3), ("barrier_wait", 1),
+                   ("barrier_leave", None), ("barrier_join", -1)]
+
+
 def test_lift_at_finds_the_whole_sequence(kernels):
     """lift_at on any instruction of an absorbed sequence (write-back, wait, invalidate) returns its op."""
     target, table, path = kernels

@@ -110,10 +110,12 @@ def _emulate(path: str, v: Verdict, args: argparse.Namespace) -> dict:
         allowed = k.model_allows_outcome(o)
         outs.append({"outcome": dict(o), "runs": n, "question": k.target(o), "model_allows": allowed})
     sound = c.sound and all(x["model_allows"] is not False for x in outs)
+    agrees = sound and c.reached == c.model_allows and c.termination_agrees
     return {"target": args.target, "kernel": k.name, "runs": c.runs, "question": k.question(),
             "model_allows_question": c.model_allows, "reached_question": c.reached, "outcomes": outs,
-            "failed_runs": c.failures, "sound": sound, "agrees": sound and c.reached == c.model_allows,
-            "cannot_produce": lk.CANNOT_PRODUCE.get(k.name)}
+            "failed_runs": c.failures, "sound": sound, "agrees": agrees,
+            "cannot_produce": lk.CANNOT_PRODUCE.get(k.name), "hangs": c.hangs,
+            "termination_agrees": c.termination_agrees}
 
 
 def _render_emulator(e: dict) -> list[str]:
@@ -126,6 +128,10 @@ def _render_emulator(e: dict) -> list[str]:
                                             else "allowed but not reached"))]
     if e.get("cannot_produce") and not e["reached_question"]:
         out.append(f"    the emulator cannot produce it: {e['cannot_produce']}")
+    if e["hangs"]:
+        model = ("the model: some execution does not terminate" if e["termination_agrees"]
+                 else "DISAGREES: the model says every execution terminates")
+        out.append(f"    {e['hangs']} of {e['runs']} runs hang ({model})")
     for x in e["outcomes"]:
         vals = " ".join(f"{k}={v}" for k, v in x["outcome"].items())
         verdict = {True: "allowed", False: "FORBIDDEN", None: "undecided"}[x["model_allows"]]

@@ -21,9 +21,12 @@ Mapping (one kernel per litmus test, `corefiles/litmus-kernels/src/<name>.hip`):
   Storage classes share one buffer and fences order all of them (stronger than `semscN`).
 - `membar` -> `__builtin_amdgcn_fence`; `cbar` -> release fence, `__builtin_amdgcn_s_barrier`, acquire fence
   (the fences only when the barrier has release/acquire semantics).
-Not mapped (the test is skipped with the reason): branches, loops and local arithmetic (herd labels, `bne`,
-`goto`, `add`...); control-barrier instances whose participants are not exactly the threads of one workgroup
-or whose quorum differs from that count (the hardware barrier's expected count is the workgroup's wave count);
+- Herd labels, branches (`bne`...), `goto` and local arithmetic are C labels, `if (...) goto` and expressions;
+  in such a test plain accesses are relaxed wavefront-scope atomics, so a spin loop's load is not hoisted
+  out of the loop (same instructions on AMDGPU, and only stronger for the model).
+Not mapped (the test is skipped with the reason): a control barrier inside a loop; control-barrier instances
+whose participants are not exactly the threads of one workgroup or whose quorum differs from that count (the
+hardware barrier's expected count is the workgroup's wave count);
 barriers across workgroups (no device-wide barrier); SSW (system-synchronizes-with: host operations); RMW
 functions other than exchange/add/sub/and/or/xor; final-state filters; aliased references; ill-formed tests.
 """
@@ -82,6 +85,7 @@ class Op:
     scope: Scope | None = None
     barrier: object = None
     quorum: int | None = None
+    flow: dict = field(default_factory=dict)  # label / goto / br / local: name, target, cond, a, b, fn
 
 
 @dataclass
@@ -110,6 +114,7 @@ class LitmusKernel:
     test: object = None
     skip: str | None = None
     expected_reads: dict[str, int] = field(default_factory=dict)  # Khronos: the values the test names
+    loops: bool = False  # the test has branches: plain accesses become relaxed wavefront-scope atomics
 
     # -- running -------------------------------------------------------------------------------------
     def args(self) -> list[str]:
@@ -243,7 +248,7 @@ class LitmusKernel:
             for r in regs:
                 lines.append(f"    int {r} = {self.init_regs.get((th.index, r), 0)};")
             for op in th.ops:
-                lines += ["    " + c for c in _c_op(op, self.locations)]
+                lines += ["    " + c for c in _c_op(op, self.locations, th.index, self.loops)]
             for r in regs:
                 lines.append(f"    out[{slot_of[(th.index, r)]}] = {r};")
             lines.append("    break;")
@@ -262,19 +267,40 @@ def _order(op: Op) -> str:
     return "__ATOMIC_RELAXED"
 
 
-def _c_op(op: Op, locations: list[str]) -> list[str]:
+def _operand(v) -> str:
+    return str(v)
+
+
+def _c_op(op: Op, locations: list[str], thread: int = 0, loops: bool = False) -> list[str]:
     comment = f"  // {op.text.strip()}"
+    if op.kind == "label":
+        return [f"P{thread}_{op.flow['name']}:;" + comment]
+    if op.kind == "goto":
+        return [f"goto P{thread}_{op.flow['target']};" + comment]
+    if op.kind == "br":
+        cmp = {"beq": "==", "bne": "!=", "blt": "<", "bgt": ">", "ble": "<=", "bge": ">="}[op.flow["cond"]]
+        return [f"if ({_operand(op.flow['a'])} {cmp} {_operand(op.flow['b'])}) goto P{thread}_{op.flow['target']};"
+                + comment]
+    if op.kind == "local":
+        fn = {"add": "+", "sub": "-", "mul": "*", "div": "/", "and": "&", "or": "|", "xor": "^"}[op.flow["fn"]]
+        return [f"{op.reg} = {_operand(op.flow['a'])} {fn} {_operand(op.flow['b'])};" + comment]
     ref = f"&mem[{locations.index(op.loc) * LINE_INTS}]" if op.loc is not None else ""
     val = str(op.value) if op.value is not None else "0"
     if op.kind == "ld":
         if op.atomic:
             return [f"{op.reg} = __hip_atomic_load({ref}, {_order(op)}, {_SCOPE_C[op.scope]});" + comment]
         pre = [f'__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "{_SCOPE_FENCE[op.scope]}");'] if op.vis else []
+        if loops:  # a plain load in a loop could be hoisted out of it: a relaxed atomic is not (and is stronger)
+            return pre + [f"{op.reg} = __hip_atomic_load({ref}, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WAVEFRONT);"
+                          + comment]
         return pre + [f"{op.reg} = *({ref});" + comment]
     if op.kind == "st":
         if op.atomic:
             return [f"__hip_atomic_store({ref}, {val}, {_order(op)}, {_SCOPE_C[op.scope]});" + comment]
         post = [f'__builtin_amdgcn_fence(__ATOMIC_RELEASE, "{_SCOPE_FENCE[op.scope]}");'] if op.av else []
+        if loops:
+            return [f"__hip_atomic_store({ref}, {val}, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WAVEFRONT);"
+                    + comment] + post
         return [f"*({ref}) = {val};" + comment] + post
     if op.kind == "rmw":
         return [f"{op.reg} = __hip_atomic_{_RMW_C[op.fn]}({ref}, {val}, {_order(op)}, {_SCOPE_C[op.scope]});"
@@ -382,7 +408,14 @@ def _from_herd(test) -> LitmusKernel:
         for ins in th.code:
             a = ins.args
             if ins.op in ("label", "goto", "br", "local"):
-                skip = skip or f"P{th.tid}: '{ins.text.strip()}': branches, loops and local arithmetic are not mapped"
+                op = Op(ins.op, ins.text, flow=dict(a))
+                if ins.op == "local":
+                    op.reg = a["rd"]
+                    regs.add(op.reg)
+                for x in (a.get("a"), a.get("b")):
+                    if isinstance(x, str):
+                        regs.add(x)
+                lt.ops.append(op)
                 continue
             if ins.op in ("avdevice", "visdevice"):
                 lt.ops.append(Op(ins.op, ins.text))
@@ -417,6 +450,7 @@ def _from_herd(test) -> LitmusKernel:
     k = _place(kernel_name(test.path), test.path, "herd", threads, locs, dict(test.init_mem),
                dict(test.init_regs), slots)
     k.skip = skip
+    k.loops = any(op.kind in ("goto", "br") for th in threads for op in th.ops)
     return k
 
 
@@ -454,6 +488,15 @@ def _check(k: LitmusKernel) -> str | None:
                 if op.quorum is not None and op.quorum != sum(1 for t in k.threads if t.workgroup == th.workgroup):
                     return (f"barrier quorum {op.quorum} differs from the workgroup's thread count: "
                             "the hardware barrier expects every wave of the workgroup")
+    for th in k.threads:  # a barrier inside a loop would need the hardware barrier's count per iteration
+        labels = {op.flow["name"]: i for i, op in enumerate(th.ops) if op.kind == "label"}
+        for j, op in enumerate(th.ops):
+            if op.kind in ("goto", "br"):
+                i = labels.get(op.flow["target"])
+                if i is None:
+                    return f"P{th.index}: branch to an unknown label {op.flow['target']}"
+                if i <= j and any(x.kind == "cbar" for x in th.ops[i:j + 1]):
+                    return f"P{th.index}: a control barrier inside a loop"
     by_index = {th.index: th for th in k.threads}
     for inst, ts in members.items():
         wgs = {by_index[t].workgroup for t in ts}
@@ -552,16 +595,25 @@ class Comparison:
     model_allows: bool
     reached: bool
     outcomes: dict  # outcome -> number of runs
-    failures: list[str]  # runs that did not complete (hang, fault, unsupported, limit)
+    failures: list[str]  # runs that did not complete, other than hangs (fault, unsupported, limit)
     runs: int
+    hangs: int = 0  # runs that ended in a hang (no wave can progress, or the machine state repeats)
+    model_terminates: bool | None = None
 
     @property
     def sound(self) -> bool:
         return self.model_allows or not self.reached
 
     @property
+    def termination_agrees(self) -> bool:
+        """A hang only where the model says some execution does not terminate, and there at least one."""
+        if self.model_terminates is False:
+            return self.hangs > 0
+        return self.hangs == 0
+
+    @property
     def agrees(self) -> bool:
-        return self.sound and self.reached == self.model_allows and not self.failures
+        return self.sound and self.reached == self.model_allows and not self.failures and self.termination_agrees
 
 
 def explore_kernel(k: LitmusKernel, target: str, *, seeds=range(4), vis=None, max_instructions: int = 20_000,
@@ -614,10 +666,15 @@ def _machine(co, seed: int):
 def compare(k: LitmusKernel, target: str, runs: list, verdict) -> Comparison:
     counts: dict = {}
     failures = []
+    hangs = 0
     for r in runs:
+        if r.result.status == "hang":
+            hangs += 1
+            continue
         if r.result.status != "completed":
             failures.append(f"seed {r.seed}, {r.visibility.label()}: {r.result.status}: {r.result.reason}")
             continue
         counts[r.outcome] = counts.get(r.outcome, 0) + 1
     reached = any(k.target(o) for o in counts)
-    return Comparison(k, target, k.model_allows_target(verdict), reached, counts, failures, len(runs))
+    return Comparison(k, target, k.model_allows_target(verdict), reached, counts, failures, len(runs), hangs,
+                      verdict.terminates)

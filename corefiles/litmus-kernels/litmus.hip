@@ -43,3 +43,6 @@
 #include "src/litmus_manual_MP_no_avvis.hip"
 #include "src/litmus_manual_SB_2_dv.hip"
 #include "src/litmus_manual_SB_2_wg.hip"
+#include "src/litmus_manual_cbar_1.hip"
+#include "src/litmus_manual_cbar_2.hip"
+#include "src/litmus_manual_xf_barrier.hip"

@@ -74,8 +74,8 @@ def test_mapping_covers_the_three_families_and_says_why_it_skips():
             assert len(k.skip) > 20  # a reason, not a flag
     skipped = {Path(k.path).name: k.skip for k in kernels() if k.skip}
     assert "quorum" in skipped["quorum1-hang.litmus"]
-    assert "branches" in skipped["cbar-1.litmus"]
     assert "spans workgroups" in skipped["barrier-not-inscope.litmus"]
+    assert "cbar-1.litmus" not in skipped and "xf-barrier.litmus" not in skipped  # spin loops are mapped
 
 
 def test_mapping_of_scopes_orders_and_availability():
@@ -93,6 +93,12 @@ def test_mapping_of_scopes_orders_and_availability():
     assert "__HIP_MEMORY_SCOPE_AGENT" in k2.source()
     bar = lk.from_file(lk.LITMUS_DIR / "dat3m" / "Barrier" / "barrier-inscope.litmus").source()
     assert '__builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");\n    __builtin_amdgcn_s_barrier();' in bar
+    xf = lk.from_file(lk.LITMUS_DIR / "dat3m" / "Manual" / "xf-barrier.litmus")
+    src = xf.source()
+    assert (len(xf.groups), xf.waves_per_group) == (3, 2)
+    assert "P0_LC00:;" in src and "if (r9 != 0) goto P0_LC01;" in src and "goto P0_LC00;" in src
+    # a plain load in a test with loops is a relaxed atomic, so the spin's load stays in the loop
+    assert "r0 = __hip_atomic_load(&mem[0], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WAVEFRONT);" in src
 
 
 def _check_target(target: str, seeds) -> list[str]:
@@ -105,6 +111,9 @@ def _check_target(target: str, seeds) -> list[str]:
         c = lk.compare(k, target, runs, verdict(k))
         if c.failures:
             problems.append(f"{k.name} ({target}): runs did not complete: {c.failures[:3]}")
+        if not c.termination_agrees:
+            problems.append(f"{k.name} ({target}): {c.hangs} of {c.runs} runs hang, the model says terminates="
+                            f"{c.model_terminates}")
         for o in c.outcomes:  # every outcome reached, not only the test's question, must be allowed
             if k.model_allows_outcome(o) is False:
                 problems.append(f"UNSOUND {k.name} ({target}): the model has no execution ending in {o}")
@@ -136,6 +145,14 @@ def test_longer_sweep_stays_sound():
     """More seeds on gfx90a: still no forbidden outcome (the bound is what makes the fast test fast)."""
     problems = [p for p in _check_target("gfx90a", SLOW_SEEDS) if p.startswith("UNSOUND")]
     assert problems == []
+
+
+def test_a_loop_that_never_exits_hangs_in_the_emulator_too():
+    """cbar-2: P1 spins until x != 1 and x stays 1, so the model says the test does not terminate; every run
+    of the kernel ends in a hang (the machine state repeats), none completes."""
+    k = lk.from_file(lk.LITMUS_DIR / "dat3m" / "Manual" / "cbar-2.litmus")
+    c = lk.compare(k, "gfx90a", lk.explore_kernel(k, "gfx90a", seeds=range(3)), verdict(k))
+    assert c.model_terminates is False and c.hangs == c.runs and not c.outcomes and c.agrees
 
 
 def test_forbidden_outcomes_are_there_to_be_found():
@@ -179,6 +196,10 @@ def test_cli_emulate_prints_the_outcomes_next_to_the_verdict(capsys):
     assert e["kernel"] == "litmus_manual_SB_2_wg" and e["sound"] is True and e["reached_question"] is False
     assert "one CU" in e["cannot_produce"]
     assert all(x["model_allows"] for x in e["outcomes"])
-    loop = str(lk.LITMUS_DIR / "dat3m" / "Manual" / "cbar-1.litmus")
-    assert main(["litmus", loop, "--emulate"]) == 0
-    assert "not run: P0: 'LC00:': branches" in capsys.readouterr().out
+    hang = str(lk.LITMUS_DIR / "dat3m" / "Barrier" / "quorum1-hang.litmus")
+    assert main(["litmus", hang, "--emulate"]) == 0
+    assert "not run: barrier quorum 4 differs" in capsys.readouterr().out
+    spin = str(lk.LITMUS_DIR / "dat3m" / "Manual" / "cbar-2.litmus")
+    assert main(["litmus", spin, "--emulate", "--seeds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "terminates: no" in out and "16 of 16 runs hang (the model: some execution does not terminate)" in out

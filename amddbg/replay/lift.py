@@ -296,7 +296,7 @@ def _norm_bits(gen: str, ins: Instruction) -> frozenset[str]:
 
 # ---------------------------------------------------------------------------------------------- counters
 # Each counter is (n, kinds, ooo): at most n operations may be outstanding, of tag kinds ('w' write,
-# 'r' read, 's' scalar), and ooo when they may complete out of order (SMEM and FLAT in lgkmcnt), in
+# 'r' read, 's' scalar, 'p' private MUBUF), and ooo when they may complete out of order (SMEM and FLAT in lgkmcnt), in
 # which case only a wait for 0 proves anything. Write-backs and invalidates are not counted (as LLVM).
 
 _CAP = 64
@@ -466,7 +466,7 @@ def lift(instructions: Sequence[Instruction], processor: str, *, tgsplit: bool =
         elif ins.is_barrier or ins.mnemonic.startswith("s_barrier"):
             ops.extend(_lift_barrier(insns, k))
     ops.extend(_lift_fences(gen, insns, states, used, tgsplit))
-    ops.extend(_lift_async(gen, insns, states))
+    ops.extend(_lift_async(gen, insns))
     ops.sort(key=lambda t: (t[1].pc, t[0]))
     return [op for _k, op in ops]
 
@@ -773,21 +773,25 @@ def _is_async(ins: Instruction) -> bool:
                 or (ins.mnemonic.startswith("buffer_load_") and " lds" in f" {ins.text} "))
 
 
-def _lift_async(gen: str, insns: Sequence[Instruction], states: list[dict]) -> list[tuple[int, ModelOp]]:
-    """Async LDS loads and the waits that complete them (async marks lower to no instruction)."""
+def _lift_async(gen: str, insns: Sequence[Instruction]) -> list[tuple[int, ModelOp]]:
+    """Async LDS loads and the waits that complete one (async marks lower to no instruction). Vector loads
+    complete in order, so a wait for at most N completes every async load with more than N loads issued at
+    or after it. (In address order, not along branches.)"""
     out = []
-    outstanding = 0
+    counter = "loadcnt" if gen == "gfx12" else "vmcnt"
+    ages: list[int] = []  # per outstanding async load: loads issued at or after it
     for k, ins in enumerate(insns):
         if _is_async(ins):
-            outstanding += 1
+            ages = [a + 1 for a in ages] + [1]
             space = "generic" if ins.mnemonic.startswith("flat") else "global"
             out.append((k, ModelOp("async_load", "non_atomic", "wavefront", space, (ins.address,), ins.address,
                                    rows=("async LDS DMA load",))))
-        elif outstanding and ins.waitcnt:
-            c = "loadcnt" if gen == "gfx12" else "vmcnt"
-            if c in ins.waitcnt and ins.waitcnt[c] < states[k][c][0]:
+        elif ages and ins.waitcnt and counter in ins.waitcnt:
+            n = ins.waitcnt[counter]
+            if any(a > n for a in ages):
                 out.append((k, ModelOp("async_wait", "non_atomic", "wavefront", None, (ins.address,), ins.address,
-                                       rows=(f"wait until at most {ins.waitcnt[c]} vector loads are outstanding",))))
-                if ins.waitcnt[c] == 0:
-                    outstanding = 0
+                                       rows=(f"wait until at most {n} vector loads are outstanding",))))
+            ages = [a for a in ages if a <= n]
+        elif ages and any(c == counter for c, _t, _o in _issue(gen, ins)):
+            ages = [a + 1 for a in ages]
     return out

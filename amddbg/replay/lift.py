@@ -513,6 +513,22 @@ def _own_counter_drained(gen: str, ins: Instruction, waits: list[Instruction], w
     return needed <= done
 
 
+def _first_inv_group(gen: str, insns: Sequence[Instruction], run: list[int]) -> list[int]:
+    """The first invalidate sequence of `run` (one of the generation's groups, or a lone unrecognised one);
+    a second invalidate after it belongs to a following fence."""
+    group: list[int] = []
+    for j in run:
+        if not _is_inv(insns[j]):
+            if group:
+                break
+            continue
+        names = (*(insns[i].mnemonic for i in group), insns[j].mnemonic)
+        if group and not any(g[:len(names)] == names for g in _INV_GROUPS[gen]):
+            break
+        group.append(j)
+    return group
+
+
 def _lift_memory(gen: str, insns: Sequence[Instruction], states: list[dict], k: int,
                  tgsplit: bool) -> tuple[ModelOp | None, list[int]]:
     ins = insns[k]
@@ -529,7 +545,7 @@ def _lift_memory(gen: str, insns: Sequence[Instruction], states: list[dict], k: 
     wb_idx = [j for j in before if _is_wb(insns[j])]
     wb_level = _level_of(gen, [insns[j] for j in wb_idx], "wb")
     # the invalidates after the instruction, and whether a wait that completes it precedes them
-    inv_idx = [j for j in after if _is_inv(insns[j])]
+    inv_idx = _first_inv_group(gen, insns, after)
     inv_level = _level_of(gen, [insns[j] for j in inv_idx], "inv")
     first_inv = inv_idx[0] if inv_idx else len(insns)
     waits_before_inv = [insns[j] for j in after if j < first_inv and insns[j].waitcnt]

@@ -307,3 +307,28 @@ def test_tgsplit_rows_weaken_gfx90a_agent_acquire(kernels):
     op = next(o for o in lift(ins, "gfx90a", tgsplit=True) if o.kind == "load")
     assert (op.order, op.scope) == ("acquire", "workgroup")
     assert {"GFX90A load atomic acquire agent global", "GFX90A load atomic acquire workgroup global"} <= set(op.rows)
+
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "corefiles" / "scenarios"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_scenario_kernels_with_loops(target):
+    """The hang scenarios (loops, branches, barriers; corefiles/scenarios) lift without "unknown": the agent
+    spin-wait polls with an acquire agent load in every copy of its loop, and the workgroup one with what the
+    generation's workgroup acquire is (a plain load on gfx90a, sc0 on gfx942, glc + buffer_gl0_inv on GFX11,
+    scope:SCOPE_SE + global_inv on GFX12)."""
+    code = CodeInfo.from_code_object(CodeObject.from_path(SCENARIOS / f"scenarios-{target}.co"))
+    dec = decoder_for(code.processor)
+    lifted = {}
+    for f in code.functions:
+        ops = lift(dec.decode_all(code.read_code(f.address, f.size), f.address), code.processor)
+        assert not [o for o in ops if "unknown" in (o.order, o.scope)], (f.name, ops)
+        lifted[f.name] = ops
+    spin = [o for o in lifted["_Z14spin_no_writerPiS_"] if o.kind == "load"]
+    assert len(spin) >= 1 and all((o.order, o.scope, o.space) == ("acquire", "agent", "global") for o in spin)
+    wg = {o[:2] for o in ((o.order, o.scope, o.kind) for o in lifted["_Z16barrier_deadlockPiS_"]) if o[2] == "load"}
+    assert wg == {{"gfx90a": ("relaxed", "wavefront"), "gfx942": ("relaxed", "workgroup")}.get(
+        target, ("acquire", "workgroup"))}
+    kinds = [o.kind for o in lifted["_Z16barrier_deadlockPiS_"] if o.kind.startswith("barrier")]
+    assert kinds == ["barrier_arrive", "barrier_wait"] * 2

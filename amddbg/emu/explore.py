@@ -5,13 +5,14 @@ policy give one interleaving and one visibility order. Litmus-style questions ("
 but not the data?") need the other executions the hardware may take, so `explore` reruns a freshly built
 machine under
 
-* seeded schedules: `Machine(..., seed=s)` with s != 0 shuffles the turn order of the ready waves every
-  round and draws each turn's length (1..16 instructions) from the seed;
+* seeded schedules: `Machine(..., seed=s)` with s != 0 launches the waves at different times (odd seeds one
+  after another in the (s // 2)-th order, even seeds overlapped), shuffles the turn order of the ready waves
+  every round and draws each turn's length (1..16 instructions) from the seed;
 * visibility orders (`Visibility`): lines that a CU's L1 (and GL1) already holds when the waves start
   (a stale copy for every later load that does not bypass or invalidate), delayed write-through (a store
   waits in its CU's in-order write path and reaches L2 at a point the explorer draws, at the latest when the
-  writing wave waits on its store counter, which every release wider than the CU does), and evictions (a
-  cache may drop a line at any time).
+  writing wave gets past a wait on its store counter, where every release wider than the CU waits), and
+  evictions (a cache may drop a line at any time).
 
 Each of these is a behaviour the AMDGPU memory model allows the hardware, so an outcome the model forbids
 must never appear; the exploration is bounded (seeds x visibilities runs), so an allowed outcome may be

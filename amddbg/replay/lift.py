@@ -224,9 +224,9 @@ _LLVM19 = " [LLVM 19]"
 
 
 def _llvm19_variant(gen: str, scope: str, space: str, sig: _Sig) -> _Sig | None:
-    """The sequence LLVM 19 emitted for a row where it differs from the current manual: on GFX12 a
-    `global_wb` at the row's scope before every workgroup/agent release; on GFX10-GFX12 no invalidate
-    after an LDS acquire."""
+    """The sequence LLVM 19 emitted for a row where it differs from the current manual's: on GFX12 a
+    `global_wb` at the row's scope before every workgroup/agent release (the manual: "global_wb can be omitted
+    for scopes other than SCOPE_SYS in gfx120x"); on GFX10-GFX12 no invalidate after an LDS acquire."""
     if gen not in ("gfx10", "gfx11", "gfx12") or scope == "wavefront":
         return None
     if gen == "gfx12" and sig.drain and sig.wb is None and space != "lds" and scope in ("workgroup", "agent"):
@@ -248,8 +248,10 @@ def _is_wb(ins: Instruction) -> bool:
 
 
 def _is_inv(ins: Instruction) -> bool:
-    return ins.mnemonic in ("buffer_wbinvl1_vol", "buffer_wbinvl1", "buffer_invl2", "buffer_inv", "buffer_gl0_inv",
-                            "buffer_gl1_inv", "global_inv")
+    """Invalidates, and any other cache-maintenance instruction (e.g. global_wbinv): those no row uses make
+    their fence "unknown" instead of being skipped."""
+    mn = ins.mnemonic
+    return not _is_wb(ins) and mn.startswith(("buffer_wb", "buffer_inv", "buffer_gl", "global_inv", "global_wb"))
 
 
 def _policy_tokens(ins: Instruction) -> set[str]:

@@ -250,6 +250,9 @@ def test_unknown_sequences():
     ins = _decode("gfx1200", "000005ee01001800000000000000c0bf8300fdbe7d4e80beffff94bf0000b0bf")
     ops = lift(ins, "gfx1200")
     assert (ops[0].kind, ops[0].order, ops[0].scope, ops[0].rows) == ("load", "unknown", "unknown", ())
+    # gfx1200: global_store_b32; global_wbinv scope:SCOPE_DEV (no row uses global_wbinv): never skipped
+    ops2 = lift(_decode("gfx1200", "008006ee00008000000000007cc013ee00000800000000000000b0bf"), "gfx1200")
+    assert [(o.kind, o.order) for o in ops2] == [("store", "relaxed"), ("fence", "unknown")]
     arrive = next(o for o in ops if o.kind == "barrier_arrive")
     assert arrive.barrier == 3  # the id comes from M0
     assert next(o for o in ops if o.kind == "barrier_wait").barrier == -1

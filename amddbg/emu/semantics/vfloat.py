@@ -95,7 +95,22 @@ class _Form:
     omod: float
 
 
+_FORMS: dict[int, tuple[object, _Form]] = {}
+
+
 def _form(insn) -> _Form:
+    """The parsed form of `insn`, once per decoded instruction (the text parsing costs more than the arithmetic)."""
+    hit = _FORMS.get(id(insn))
+    if hit is not None and hit[0] is insn:
+        return hit[1]
+    if len(_FORMS) >= 1 << 15:
+        _FORMS.clear()
+    f = _parse_form(insn)
+    _FORMS[id(insn)] = (insn, f)
+    return f
+
+
+def _parse_form(insn) -> _Form:
     vd, sd, ss = _split(insn)
     texts = _operand_texts(insn)
     # source texts follow the destinations in the text; the modifiers of DPP/SDWA operands are only in the text
@@ -946,15 +961,6 @@ def _cvt_pknorm(signed: bool):
 
 semantic("v_cvt_pknorm_i16_f32")(_cvt_pknorm(True))
 semantic("v_cvt_pknorm_u16_f32")(_cvt_pknorm(False))
-
-
-@semantic("v_mov_b16")
-def v_mov_b16(ctx, insn):
-    """A 16-bit move (true16 halves on GFX11+): the other half of the destination is kept."""
-    f = _form(insn)
-    v = _raw(ctx, f.srcs[0], 16)
-    v = _half(v, "hi" in f.mods[0] or bool(_bit(f.op_sel, 0)))
-    fdst(ctx, insn, f, v, 16)
 
 
 # ---------------------------------------------------------------------------------------------- mixed precision

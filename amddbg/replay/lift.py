@@ -298,8 +298,9 @@ def _norm_bits(gen: str, ins: Instruction) -> frozenset[str]:
 
 # ---------------------------------------------------------------------------------------------- counters
 # Each counter is (n, kinds, ooo): at most n operations may be outstanding, of tag kinds ('w' write,
-# 'r' read, 's' scalar, 'p' private MUBUF), and ooo when they may complete out of order (SMEM and FLAT in lgkmcnt), in
-# which case only a wait for 0 proves anything. Write-backs and invalidates are not counted (as LLVM).
+# 'r' read, 'a' atomic, 's' scalar, 'p' private), and ooo when they may complete out of order (SMEM and
+# FLAT in lgkmcnt), in which case only a wait for 0 proves anything. Write-backs and invalidates are not
+# counted (as LLVM does not).
 
 _CAP = 64
 _EMPTY = (0, frozenset(), False)
@@ -318,8 +319,8 @@ def _issue(gen: str, ins: Instruction) -> list[tuple[str, str, bool]]:
         return []
     if mem.space == MemorySpace.SCALAR:
         return [("kmcnt" if gen == "gfx12" else "lgkmcnt", "s", True)]
-    tag = "rw" if mem.is_atomic and mem.returns else "w" if mem.is_store or mem.is_atomic else "r"
-    if _is_private_buffer(ins):
+    tag = "rwa" if mem.is_atomic and mem.returns else "wa" if mem.is_atomic else "w" if mem.is_store else "r"
+    if _is_private_buffer(ins) or mem.space == MemorySpace.SCRATCH:
         tag = "p"  # thread-private: no release or acquire ever waits for it
     if mem.space in (MemorySpace.LDS, MemorySpace.GDS):
         return [("dscnt" if gen == "gfx12" else "lgkmcnt", tag, False)]
@@ -404,13 +405,14 @@ def _states(gen: str, insns: Sequence[Instruction], entry_idle: bool) -> list[di
     return [b if b is not None else start for b in before]
 
 
-def _pending(state: dict, drain: str, scope: str) -> bool:
-    """Whether operations a release (or the wait before an acquire's invalidate) at this drain class and
-    scope must complete may still be outstanding. Scalar loads never count (constant data, per the manual);
-    at agent and system scope outstanding LDS *reads* do not count either: LDS is private to the workgroup,
-    and clang does not wait for them there (seen in LLVM 19 GFX12 agent releases)."""
+def _pending(state: dict, drain: str, scope: str, acquire: bool = False) -> bool:
+    """Whether operations a release (or, with `acquire`, the wait before an acquire's invalidate) at this
+    drain class and scope must complete may still be outstanding. Scalar loads and private accesses never
+    count (constant data and thread-private memory, per the manual); an acquire waits for the loads and
+    atomics it may pair with, not for plain stores; at agent and system scope outstanding LDS *reads* do not
+    count: LDS is private to the workgroup, and clang does not wait for them there (LLVM 19 GFX12)."""
     for c, (n, kinds, _ooo) in state.items():
-        if n == 0 or c == "kmcnt" or kinds <= {"s", "p"}:
+        if n == 0 or c == "kmcnt" or kinds <= {"s", "p"} or (acquire and not kinds & {"r", "a"}):
             continue
         lds = c in ("lgkmcnt", "dscnt")
         if drain == "lgkm" and not lds:
@@ -700,7 +702,7 @@ def _match_fence(gen: str, insns: Sequence[Instruction], states: list[dict], run
             continue
         if order in _HAS_REL and sig.drain and _pending(end, sig.drain, s):
             continue
-        if sig.inv is not None and sig.drain and _pending(states[first_inv], sig.drain, s):
+        if sig.inv is not None and sig.drain and _pending(states[first_inv], sig.drain, s, acquire=True):
             continue
         # every wait must complete something this row needs complete
         if not all(_wait_needed(states[j], insns[j], sig.drain) for j in waits):

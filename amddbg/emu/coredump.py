@@ -39,11 +39,9 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
         if w.group_key not in first_of_group:
             first_of_group.add(w.group_key)
             lds = bytes(g.lds.data) if len(g.lds.data) else None
-        trapsts = 1 << 8 if w.state == FAULTED else 0
         nsgpr = 104 if machine.family != "gfx9" else 102
         b.add_wave(d, workgroup=w.workgroup, wave_in_group=w.wave_in_group, pc=w.pc, exec=w.exec,
-                   stopped=True, trap_id=w.trap_id or (2 if w.state == TRAPPED else None) if w.state == TRAPPED
-                   else None, trapsts=trapsts, m0=w.m0, mode=w.mode,
+                   **_trap_fields(machine, w), m0=w.m0, mode=w.mode,
                    sgprs=w.s[:nsgpr], vgprs=[row.tolist() for row in w.v], lds=lds, wave_size=w.lanes)
     code_lo, code_hi = machine.load, machine.load + 0x1_0000_0000  # the code object's range: the writer places it
     for addr, chunk in machine.memory.segments():
@@ -54,3 +52,18 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
         b.write_split(path)
     else:
         b.write_unified(path)
+
+
+def _trap_fields(machine, w) -> dict:
+    """The trap fields of a saved wave. A wave the trap handler stopped (an `s_trap`, a memory violation)
+    carries ttmp6.stopped, its trap id and the STATUS and TRAPSTS (GFX12: EXCP_FLAG_PRIV) that
+    `enter_trap_handler` left; every other wave was halted by the debugger to write the core: STATUS.HALT,
+    ttmp6.stopped clear, as amd-dbgapi leaves the waves it stops."""
+    from amddbg.emu.semantics.salu import wave_status
+
+    handler = w.state in (TRAPPED, FAULTED)
+    out = {"stopped": handler, "status": w.status if handler else wave_status(w, halted=True),
+           "trap_id": (w.trap_id or None) if w.state == TRAPPED else None, "trapsts": w.trapsts}
+    if machine.family == "gfx12" and getattr(w, "excp_flag_priv", 0):
+        out["hwregs"] = {"excp_flag_priv": w.excp_flag_priv}
+    return out

@@ -21,10 +21,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from amddbg.emu.barriers import (
+    CLUSTER_TRAP,
+    CLUSTER_USER,
+    LATENCY,
+    NAMED_IDS,
+    NULL_BARRIER,
+    TRAP_WORKGROUP,
+    WAITING_COUNTERS,
+    WORKGROUP,
+    WaitCounters,
+    WorkgroupBarriers,
+    counters_for,
+)
 from amddbg.emu.errors import EmulatorError, MemoryViolation, Unsupported, WaveStop
 from amddbg.emu.memory import LDS, GlobalMemory
 from amddbg.emu.semantics import Ctx, load_all, lookup
+from amddbg.emu.semantics.salu import enter_trap_handler
 from amddbg.emu.wave import ENDED, FAULTED, READY, SLEEPING, TRAPPED, UNSUPPORTED, WAITING_BARRIER, Wave
+from amddbg.isa.model import OperandKind
 
 LOAD_ADDRESS = 0x7F00_0000_0000
 ARCHITECTED_FLAT_SCRATCH = ("gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12")
@@ -111,6 +126,7 @@ class Machine:
         self.kernel = None
         self.dispatch_info: dict = {}
         self.buffers: list[dict] = []
+        self.barrier_misuse: list[dict] = []  # barrier misuses (barriers.py): kind, wave, pc, barrier id
         self._map_code_object()
 
     # -- loading -----------------------------------------------------------------------------------
@@ -307,23 +323,165 @@ class Machine:
         w.state = SLEEPING
         w.sleep_until = self.clock + 64 * max(1, n)
 
+    # -- barriers, wait counters, traps (amddbg/emu/barriers.py; docs/emulator.md "Scheduling and hangs") ---
+    def barriers_of(self, g: Workgroup) -> WorkgroupBarriers:
+        """The workgroup's barrier objects, made on first use (expected count: its waves not yet ended)."""
+        bars = getattr(g, "barriers", None)
+        if bars is None:
+            bars = g.barriers = WorkgroupBarriers(g, self.processor, self.family)
+        return bars
+
+    def _misuse(self, w: Wave, insn, found) -> None:
+        for kind, bid, detail in found:
+            self.barrier_misuse.append({"kind": kind, "workgroup": w.workgroup, "wave_in_group": w.wave_in_group,
+                                        "wave": w.index, "pc": insn.address if insn is not None else w.pc,
+                                        "barrier": bid, "detail": detail})
+
+    def _barrier_id(self, w: Wave, insn, bars: WorkgroupBarriers) -> tuple[int | None, int]:
+        """(barrier id, expected count or 0) of a barrier instruction, as the manual's GFX12 table says: an
+        immediate, or M0 (signal: id in M0[4:0], new expected count in M0[22:16]; init/join: id in the lower
+        half, init's count in the upper half). None: the instruction does nothing (the NULL barrier) or names
+        a barrier this target lacks (a misuse)."""
+        count = 0
+        ops = [o for o in insn.operands if not o.is_dest]
+        mn = insn.mnemonic
+        if not ops:
+            bid = WORKGROUP
+        elif ops[0].kind is OperandKind.SPECIAL and ops[0].text == "m0":
+            if mn.startswith("s_barrier_signal"):
+                bid, count = w.m0 & 0x1F, w.m0 >> 16 & 0x7F
+            else:
+                bid, count = w.m0 & 0xFFFF, (w.m0 >> 16 & 0xFFFF if mn == "s_barrier_init" else 0)
+        else:
+            v = int(ops[0].value or 0) & 0xFFFF
+            bid = v - 0x10000 if v >> 15 else v
+            if mn == "s_barrier_init":
+                count = w.m0 >> 16 & 0xFFFF
+        if bid in (CLUSTER_USER, CLUSTER_TRAP):
+            raise Unsupported(f"{insn.text} (cluster barriers: the emulator dispatches no workgroup clusters)",
+                              insn.address)
+        if bid == TRAP_WORKGROUP and TRAP_WORKGROUP in bars.objects:
+            self._misuse(w, insn, [("privileged_barrier", bid, "barrier -2 belongs to the trap handler")])
+            return None, 0
+        if bid not in bars.objects:
+            self._misuse(w, insn, [("bad_barrier_id", bid, f"{self.processor} has no barrier {bid}")])
+            return None, 0
+        return (None if bid == NULL_BARRIER else bid), count
+
     def barrier_signal(self, w: Wave, insn) -> None:
+        """Arrive (`s_barrier`'s first half, `s_barrier_signal[_isfirst]`); completes the barrier if due."""
         g = self.groups[w.group_key]
-        g.arrived.add(w.wave_in_group)
+        bars = self.barriers_of(g)
+        bid, count = self._barrier_id(w, insn, bars)
+        if bid is None:
+            return
+        found, first = bars.arrive(w.wave_in_group, bid, count if bid in NAMED_IDS else None)
+        self._misuse(w, insn, found)
+        if insn.mnemonic == "s_barrier_signal_isfirst":
+            w.scc = int(first)
+        self._check_barrier(g, bid)
 
     def barrier_wait(self, w: Wave, insn) -> None:
+        """Wait (`s_barrier`'s second half, `s_barrier_wait`): block unless the wave's arrival completed.
+        A named id waits on the named barrier the wave joined last."""
         g = self.groups[w.group_key]
-        w.state = WAITING_BARRIER
-        self._check_barrier(g)
+        bars = self.barriers_of(g)
+        if insn.mnemonic == "s_barrier":
+            bid = WORKGROUP
+        else:
+            bid, _ = self._barrier_id(w, insn, bars)
+            if bid is None:
+                return
+            if bid in NAMED_IDS:
+                bid = bars.joined.get(w.wave_in_group, NULL_BARRIER)
+                if bid == NULL_BARRIER:
+                    self._misuse(w, insn, [("wait_not_joined", None, "s_barrier_wait on a named barrier the "
+                                            "wave has not joined (the wait does nothing)")])
+                    return
+        found, block = bars.must_wait(w.wave_in_group, bid)
+        self._misuse(w, insn, found)
+        if block:
+            bars.waiting[w.wave_in_group] = bid
+            w.state = WAITING_BARRIER
 
-    def _check_barrier(self, g: Workgroup) -> None:
-        live = [x for x in g.waves if x.state not in (ENDED,)]
-        if live and all(x.wave_in_group in g.arrived for x in live) and any(x.state == WAITING_BARRIER for x in live):
-            for x in live:
-                if x.state == WAITING_BARRIER:
-                    x.state = READY
-                    x.pc = getattr(x, "resume_pc", x.pc)
-            g.arrived.clear()
+    def barrier_init(self, w: Wave, insn) -> None:
+        """`s_barrier_init`: a named barrier's expected count from M0[22:16], its arrive count to zero."""
+        g = self.groups[w.group_key]
+        bars = self.barriers_of(g)
+        bid, count = self._barrier_id(w, insn, bars)
+        if bid is not None:
+            self._misuse(w, insn, bars.init(bid, count))
+
+    def barrier_join(self, w: Wave, insn) -> None:
+        """`s_barrier_join`: the wave may wait on this named barrier (joining 0, the NULL barrier, unjoins)."""
+        bars = self.barriers_of(self.groups[w.group_key])
+        bid, _ = self._barrier_id(w, insn, bars)
+        bars.join(w.wave_in_group, NULL_BARRIER if bid is None else bid)
+
+    def barrier_leave(self, w: Wave, insn) -> None:
+        """`s_barrier_leave`: drop the named barrier the wave joined last."""
+        g = self.groups[w.group_key]
+        bars = self.barriers_of(g)
+        found, bid = bars.leave(w.wave_in_group)
+        self._misuse(w, insn, found)
+        if bid is not None:
+            self._check_barrier(g, bid)
+
+    def _check_barrier(self, g: Workgroup, bid: int = WORKGROUP) -> None:
+        """Complete barrier `bid` if its arrive count reached its expected count, and release its waiters
+        (waves restored from a core wait on the workgroup barrier)."""
+        bars = self.barriers_of(g)
+        if not bars.complete_if_due(bid):
+            return
+        for x in g.waves:
+            if x.state == WAITING_BARRIER and bars.waiting.get(x.wave_in_group, WORKGROUP) == bid:
+                x.state = READY
+                x.pc = getattr(x, "resume_pc", x.pc)
+                bars.waiting.pop(x.wave_in_group, None)
+                bars.arrive_phase.pop((x.wave_in_group, bid), None)
+
+    def barrier_view(self) -> list[dict]:
+        """Per workgroup, per barrier object: expected and arrive counts, member, arrived and waiting waves
+        (wave_in_group numbers), the phase (completions so far); `info barriers` and explain read it."""
+        return [{"workgroup": g.id, "barriers": self.barriers_of(g).view()} for g in self.groups]
+
+    def count_issue(self, w: Wave, insn) -> None:
+        """Put an issued memory instruction on the wave's wait counters with its completion clock."""
+        if insn.memory is None and insn.encoding not in ("SOP1", "SOPP", "SMEM", "SOPK"):
+            return
+        for counter, kind in counters_for(self.family, insn):
+            c = getattr(w, "counters", None)
+            if c is None:
+                c = w.counters = WaitCounters()
+            c.issue(counter, self.clock, LATENCY[kind])
+
+    def wait_counters(self, w: Wave, limits: dict[str, int]) -> bool:
+        """True when the wave must wait for `limits` (counter -> most outstanding allowed): it is then
+        `at waitcnt` until the clock at which the counters allow (its s_waitcnt issues again then)."""
+        c = getattr(w, "counters", None)
+        if c is None:
+            return False
+        c.retire(self.clock)
+        t = c.ready_at(limits, self.clock)
+        if t <= self.clock:
+            return False
+        w.state = WAITING_COUNTERS
+        w.sleep_until = t
+        return True
+
+    def sync_state_bytes(self) -> bytes:
+        """Barrier objects and outstanding wait counters, for `fingerprint` (a wave waiting on a counter
+        or a barrier phase is not stuck while these change)."""
+        parts = []
+        for g in self.groups:
+            bars = getattr(g, "barriers", None)
+            if bars is not None:
+                parts.append(bars.state_bytes())
+        for w in self.waves:
+            c = getattr(w, "counters", None)
+            if c is not None and c.pending:
+                parts.append(w.index.to_bytes(4, "little") + c.state_bytes(self.clock))
+        return b"#".join(parts)
 
     # -- execution ----------------------------------------------------------------------------------
     def step_wave(self, w: Wave, hook: Callable | None = None) -> None:
@@ -338,8 +496,8 @@ class Machine:
             if fn is None:
                 raise Unsupported(insn.text, insn.address)
             fn(ctx, insn)
+            self.count_issue(w, insn)
         except MemoryViolation as exc:
-            w.trapsts |= 1 << 8
             self._stop(w, FAULTED, exc.reason)
             return
         except WaveStop as exc:
@@ -365,10 +523,16 @@ class Machine:
     def _stop(self, w: Wave, state: str, reason: str) -> None:
         w.state = state
         w.reason = reason
-        if state == ENDED:
+        if state == ENDED:  # the implicit drop: an ending wave drops the workgroup barrier (not named ones)
             g = self.groups[w.group_key]
-            g.arrived.discard(w.wave_in_group)
-            self._check_barrier(g)  # an ended wave drops out of the barrier (GFX6-11 implicit drop)
+            bars = self.barriers_of(g)
+            for bid in (WORKGROUP, TRAP_WORKGROUP):
+                b = bars.objects.get(bid)
+                if b is not None and w.wave_in_group in b.members:
+                    self._misuse(w, None, bars.drop(w.wave_in_group, bid))
+                    self._check_barrier(g, bid)
+        elif state in (TRAPPED, FAULTED):
+            enter_trap_handler(self, w, state)
 
     def run(self, max_instructions: int | None = None, hook: Callable | None = None) -> RunResult:
         t0 = time.perf_counter()
@@ -390,12 +554,12 @@ class Machine:
                 w = stopped[0]
                 status = {TRAPPED: "trap", FAULTED: "fault", UNSUPPORTED: "unsupported"}[w.state]
                 for x in self.waves:
-                    if x.state in (READY, SLEEPING):
+                    if x.state in (READY, SLEEPING, WAITING_COUNTERS):
                         x.state, x.reason = "halted", "the dispatch stopped (another wave trapped or faulted)"
                 return self._result(status, w.reason, total, t0)
             ready = [w for w in self.waves if w.state == READY]
             if not ready:
-                sleeping = [w for w in self.waves if w.state == SLEEPING]
+                sleeping = [w for w in self.waves if w.state in (SLEEPING, WAITING_COUNTERS)]
                 if sleeping:
                     self.clock = max(self.clock, min(w.sleep_until for w in sleeping))
                     for w in sleeping:
@@ -424,7 +588,7 @@ class Machine:
                         return self._result("limit", f"stopped after {total} wave-instructions (--max-instructions)",
                                             total, t0)
                 for x in self.waves:
-                    if x.state == SLEEPING and x.sleep_until <= self.clock:
+                    if x.state in (SLEEPING, WAITING_COUNTERS) and x.sleep_until <= self.clock:
                         x.state = READY
                 if w.state in (TRAPPED, FAULTED, UNSUPPORTED):
                     break
@@ -432,7 +596,7 @@ class Machine:
                 next_snapshot = total + SNAPSHOT_EVERY
                 fp = self.fingerprint()
                 if fp in seen:
-                    spinning = [w for w in self.waves if w.state in (READY, SLEEPING)]
+                    spinning = [w for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS)]
                     return self._result("hang", f"the machine state repeats: {len(spinning)} wave(s) spin on memory "
                                         "nothing will change", total, t0)
                 seen.add(fp)
@@ -448,6 +612,7 @@ class Machine:
         for g in self.groups:
             h.update(hashlib.blake2b(bytes(g.lds.data), digest_size=8).digest())
             h.update(bytes(sorted(g.arrived)))
+        h.update(self.sync_state_bytes())
         return h.digest()
 
     def _result(self, status: str, reason: str, total: int, t0: float) -> RunResult:

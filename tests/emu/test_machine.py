@@ -50,7 +50,9 @@ def test_divergent_barrier_hangs_without_the_flag(name):
     m, r = run_divergent(name, 0)
     assert r.status == "hang" and "repeats" in r.reason
     states = sorted((w.wave_in_group, w.state) for w in m.waves)
-    assert states == [(0, "at barrier"), (1, "sleeping"), (2, "at barrier"), (3, "sleeping")]
+    spin = ("sleeping", "at waitcnt")  # the spin loop sleeps or waits for its load (vmcnt) when the state repeats
+    assert [s for s in states if s[1] not in spin] == [(0, "at barrier"), (2, "at barrier")]
+    assert [s[0] for s in states if s[1] in spin] == [1, 3]
     src = [m.wave_source(w)["line"] for w in sorted(m.waves, key=lambda w: w.wave_in_group)]
     assert src[0] == src[2] == 13 and src[1] == src[3] == 89
 

@@ -6,7 +6,7 @@ generations are registered (``s_andn2_b64`` / GFX11's ``s_and_not1_b64``).
 
 from __future__ import annotations
 
-from amddbg.emu.errors import WaveStop
+from amddbg.emu.errors import Unsupported, WaveStop
 from amddbg.emu.operands import M32, M64, read_scalar, write_scalar
 from amddbg.emu.semantics import semantic
 
@@ -409,7 +409,7 @@ def s_bitcmp(ctx, insn):
 
 @semantic("s_nop", "s_setprio", "s_inst_prefetch", "s_delay_alu", "s_clause", "s_waitcnt_depctr", "s_icache_inv",
           "s_dcache_inv", "s_dcache_wb", "s_ttracedata", "s_code_end", "s_set_inst_prefetch_distance",
-          "s_singleuse_vdst", "s_prefetch_inst", "s_wait_idle", "s_version", "s_denorm_mode", "s_round_mode")
+          "s_singleuse_vdst", "s_prefetch_inst", "s_version", "s_denorm_mode", "s_round_mode")
 def s_nop(ctx, insn):
     return None
 
@@ -465,6 +465,8 @@ def s_call(ctx, insn):
 
 @semantic("s_trap")
 def s_trap(ctx, insn):
+    """Enter the trap handler with the trap id (1 breakpoint, 2 assert/`llvm.trap`, 3 `llvm.debugtrap`); the
+    handler (`enter_trap_handler`) records it and halts the wave, as ROCm's does with a debugger attached."""
     w = ctx.wave
     tid = int(insn.operands[0].value or 0) if insn.operands else 0
     w.trap_id = tid
@@ -472,27 +474,131 @@ def s_trap(ctx, insn):
     raise WaveStop("trapped", f"s_trap {tid} ({names.get(tid, 'trap')})")
 
 
+# Trap temporaries and status bits as ROCm's trap handler (ROCr trap_handler_v2, r_version 10) and the SPI
+# leave them, in the layout amd-dbgapi reads (docs: core-file-format.md, "TTMP conventions").
+STATUS_EXECZ, STATUS_VCCZ, STATUS_HALT, STATUS_SKIP_EXPORT = 1 << 9, 1 << 10, 1 << 13, 1 << 18
+TRAPSTS_XNACK_ERROR = 1 << 28  # a page fault (amd-dbgapi: memory_violation); MEM_VIOL (bit 8) is an aperture one
+EXCP_FLAG_PRIV_XNACK_ERROR = 1 << 12  # GFX12 has no TRAPSTS: its EXCP_FLAG_PRIV says the same
+TTMP6_SAVED_HALT, TTMP6_STOPPED = 1 << 29, 1 << 30
+TTMP11_DEBUG_ENABLED = 1 << 23
+PACKET_INDEX = 0  # the emulator's dispatch packet is the first of its queue's ring
+
+
+def _parks(processor: str, family: str) -> bool:
+    """Architectures whose trap handler parks a stopped wave (saves its PC in TTMPs): gfx900-90a, gfx1010-1012,
+    GFX11 and GFX12 (r_version > 8); not gfx94x/gfx950 nor gfx1030-1036."""
+    if family == "gfx9":
+        return not processor.startswith(("gfx94", "gfx95"))
+    if family == "gfx10":
+        return processor.startswith("gfx101")
+    return True
+
+
+def wave_status(w, *, halted: bool) -> int:
+    """The STATUS register the context save area would hold: SCC, EXECZ, VCCZ, and HALT for a halted wave
+    (the trap handler's, or the debugger's when it stops every wave to write a core)."""
+    st = (w.status & ~(1 | STATUS_EXECZ | STATUS_VCCZ)) | (w.scc & 1)
+    if w.exec == 0:
+        st |= STATUS_EXECZ
+    if w.vcc & w.mask == 0:
+        st |= STATUS_VCCZ
+    return st | STATUS_HALT if halted else st
+
+
+def enter_trap_handler(machine, w, state: str) -> None:
+    """What the hardware and ROCm's trap handler leave in a wave that trapped (`s_trap`) or faulted.
+
+    s_trap: the hardware saves the PC of the s_trap; the handler (r_version < 12) advances it past the
+    4-byte s_trap, saves the trap id (at most 15) and STATUS.HALT in ttmp6, marks the wave stopped
+    (ttmp6[30]) and halts it (STATUS.HALT, STATUS.SKIP_EXPORT except on gfx94x). A memory violation (a
+    page fault) sets TRAPSTS.XNACK_ERROR (GFX12: EXCP_FLAG_PRIV) and stops the wave at the faulting
+    instruction. The SPI's TTMPs (packet index, workgroup ids, wave in group, debug enabled) are filled
+    as at launch; parking architectures keep the stopped PC in ttmp7/ttmp11 (GFX12: ttmp10/ttmp11)."""
+    fam, proc = machine.family, machine.processor
+    t = w.ttmp
+    trap_id = 0
+    if state == "trapped":
+        trap_id = min(w.trap_id or 0, 15)
+        w.pc += 4
+    else:
+        if fam == "gfx12":
+            w.excp_flag_priv = getattr(w, "excp_flag_priv", 0) | EXCP_FLAG_PRIV_XNACK_ERROR
+        else:
+            w.trapsts |= TRAPSTS_XNACK_ERROR
+    x, y, z = w.workgroup
+    gfx94 = proc.startswith(("gfx94", "gfx95"))
+    if fam == "gfx12":
+        t[7] = (y & 0xFFFF) | (z & 0xFFFF) << 16
+        t[8] = PACKET_INDEX | (w.wave_in_group & 0x1F) << 25 | int(bool(y or z)) << 30 | 1 << 31
+        t[9] = x
+    else:
+        t[8], t[9], t[10] = x, y, z
+        if gfx94:
+            t[11] = 1 << 31 | PACKET_INDEX << 6 | (w.wave_in_group & 0x3F)
+            t[13] |= TTMP11_DEBUG_ENABLED
+        else:
+            t[6] = (t[6] & ~0x1FFFFFF) | PACKET_INDEX
+            t[11] = (t[11] & ~0x3F) | (w.wave_in_group & 0x3F) | TTMP11_DEBUG_ENABLED
+    t[0], t[1] = w.pc & M32, (w.pc >> 32 & 0xFFFF) | trap_id << 16  # the PC (and trap id) the handler returns to
+    t[6] = (t[6] & ~(0xF << 25 | TTMP6_SAVED_HALT | 1 << 31)) | trap_id << 25 | (
+        TTMP6_SAVED_HALT if w.status & STATUS_HALT else 0) | TTMP6_STOPPED
+    if _parks(proc, fam):
+        lo = 10 if fam == "gfx12" else 7
+        t[lo] = w.pc & M32
+        t[11] = (t[11] & ~(0xFFFF << 7)) | (w.pc >> 32 & 0xFFFF) << 7
+    w.status = wave_status(w, halted=True) | (0 if gfx94 or fam == "gfx12" else STATUS_SKIP_EXPORT)
+    t[12] = w.status
+
+
 @semantic("s_sleep", "s_sleep_var")
 def s_sleep(ctx, insn):
     ctx.machine.sleep(ctx.wave, int(insn.operands[0].value or 0) if insn.operands else 0)
 
 
-@semantic("s_barrier", "s_barrier_wait", "s_barrier_signal")
+@semantic("s_barrier", "s_barrier_wait", "s_barrier_signal", "s_barrier_signal_isfirst", "s_barrier_init",
+          "s_barrier_join", "s_barrier_leave")
 def s_barrier(ctx, insn):
-    if insn.mnemonic == "s_barrier_wait":
-        ctx.machine.barrier_wait(ctx.wave, insn)
-    elif insn.mnemonic == "s_barrier_signal":
-        ctx.machine.barrier_signal(ctx.wave, insn)
+    """Barrier operations on the workgroup's barrier objects (amddbg/emu/barriers.py): GFX6-11 `s_barrier` is
+    arrive-then-wait; GFX12 splits them (`s_barrier_signal[_isfirst]`, `s_barrier_wait`); GFX12.5 adds
+    named barriers (`s_barrier_init`, `_join`, `_leave`)."""
+    m, w, mn = ctx.machine, ctx.wave, insn.mnemonic
+    if mn == "s_barrier":
+        m.barrier_signal(w, insn)
+        m.barrier_wait(w, insn)
+    elif mn == "s_barrier_wait":
+        m.barrier_wait(w, insn)
+    elif mn in ("s_barrier_signal", "s_barrier_signal_isfirst"):
+        m.barrier_signal(w, insn)
+    elif mn == "s_barrier_init":
+        m.barrier_init(w, insn)
+    elif mn == "s_barrier_join":
+        m.barrier_join(w, insn)
     else:
-        ctx.machine.barrier_signal(ctx.wave, insn)
-        ctx.machine.barrier_wait(ctx.wave, insn)
+        m.barrier_leave(w, insn)
+
+
+_ALL_COUNTERS = {"vmcnt": 0, "vscnt": 0, "lgkmcnt": 0, "expcnt": 0, "loadcnt": 0, "storecnt": 0, "dscnt": 0,
+                 "kmcnt": 0, "samplecnt": 0, "bvhcnt": 0}
 
 
 @semantic("s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt",
           "s_wait_loadcnt", "s_wait_storecnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_expcnt", "s_wait_samplecnt",
-          "s_wait_bvhcnt", "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "s_wait_alu")
+          "s_wait_bvhcnt", "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "s_wait_idle", "s_wait_xcnt")
 def s_waitcnt(ctx, insn):
-    """Memory operations complete when issued in this model (docs/emulator.md), so no wait blocks."""
+    """Block until each named counter is at most its value (the wave issues this instruction again when the
+    counters allow, so its PC stays on the wait while it is blocked)."""
+    limits = _ALL_COUNTERS if insn.mnemonic == "s_wait_idle" else insn.waitcnt
+    if limits is None:
+        if insn.mnemonic.startswith("s_waitcnt_") and insn.operands and insn.operands[0].text != "null":
+            raise Unsupported(f"{insn.text} (a count from an SGPR)", insn.address)
+        raise Unsupported(insn.text, insn.address)
+    if ctx.machine.wait_counters(ctx.wave, limits):
+        ctx.next_pc = insn.address
+
+
+@semantic("s_wait_alu")
+def s_wait_alu(ctx, insn):
+    """Dependency-counter waits on ALU results: every ALU result is written when issued here."""
     return None
 
 

@@ -39,3 +39,6 @@
   v_pk_mul_f32 v[8:9], v[6:7], v[6:7] op_sel:[1,0] neg_hi:[1,0]
   ST v8, 15
   ST v9, 16
+  v_mov_b32 v4, 0x12345678
+  v_fma_f16 v4, v2, v3, v3 op_sel:[1,1,0,1]  // high halves of a and b, low of the addend; result to the high half
+  ST v4, 17

@@ -263,7 +263,7 @@ INT_NAMES = ["add_co", "add_co carry", "addc", "addc carry", "sub_co", "sub_co b
              "lshrrev_b64 hi", "ashrrev_i64 lo", "ashrrev_i64 hi"]
 
 
-@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100"])
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
 def test_carries_saturation_shifts(target):
     """VCC carry/borrow out and in (add_co/addc/sub_co/subb), unsigned clamp saturating at 2**32-1 and 0,
     64-bit shifts whose count is taken mod 64, and s_add_u32/s_addc_u32 through SCC."""
@@ -327,7 +327,7 @@ DEN_ROWS = [  # a, b (f32); c, d (f64; their low 16 bits are the f16 operands)
 ]
 
 
-@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100"])
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
 def test_denormal_modes(target):
     """f32 add/mul under FP_DENORM 3/0/1/2 (s_setreg on GFX9, s_denorm_mode on GFX11), f64 and f16 add under
     the 16/64 field 3 then 0; MODE reads back as set."""
@@ -359,7 +359,7 @@ def test_denormal_modes(target):
         check(got[base + 1][:n], [x >> 32 for x in r64], f"{target} f64 hi keep={keep}")
         r16 = [flushed_op(add, r[2] & 0xFFFF, r[3] & 0xFFFF, 16, keep, keep) for r in rows]
         hi = [x & 0xFFFF0000 for x in cols[4]]  # GFX11 keeps v4's other half (slot 4's f32 sum), GFX9 zeroes it
-        want16 = [x | h for x, h in zip(r16, hi, strict=True)] if target == "gfx1100" else r16
+        want16 = r16 if target.startswith("gfx9") else [x | h for x, h in zip(r16, hi, strict=True)]
         check(got[base + 2][:n], want16, f"{target} f16 keep={keep}")
     # MODE bits 9:0: IEEE (9), DX10 clamp (8), FP_DENORM f64/f16 = 0 (7:6), f32 = 3 (5:4), round = 0
     if target == "gfx1100":
@@ -393,17 +393,20 @@ def f16_arith(op, *us: int) -> int:
         return b16(np.float16(op(*xs)))  # exact in binary64 for these ops, one rounding to f16
 
 
-def f16_max(a: int, b: int) -> int:
+def f16_max(a: int, b: int, ieee: bool = True) -> int:
+    """IEEE-mode max (a signalling NaN comes back quieted); GFX12 max_num: any NaN loses to a number."""
     def nan(u):
         return (u & 0x7C00) == 0x7C00 and u & 0x3FF
 
     def snan(u):
         return nan(u) and not u & 0x200
 
-    if snan(a):
+    if ieee and snan(a):
         return a | 0x200
-    if snan(b):
+    if ieee and snan(b):
         return b | 0x200
+    if nan(a) and nan(b):
+        return a | 0x200
     if nan(a):
         return b
     if nan(b):
@@ -430,12 +433,12 @@ def rtz16(xbits: int) -> int:
     return b16(float(r)) | (0x8000 if x < 0 else 0)
 
 
-def f16_expected(row, gfx9: bool) -> list:
+def f16_expected(row, gfx9: bool, ieee: bool = True) -> list:
     with np.errstate(over="ignore"):
-        return _f16_expected(row, gfx9)
+        return _f16_expected(row, gfx9, ieee)
 
 
-def _f16_expected(row, gfx9: bool) -> list:
+def _f16_expected(row, gfx9: bool, ieee: bool) -> list:
     alo, ahi, blo, bhi, x, y = row
     add = f16_arith(lambda p, q: p + q, alo, blo)
     fma = f16_arith(lambda p, q, r: p * q + r, alo, blo, blo)
@@ -460,7 +463,7 @@ def _f16_expected(row, gfx9: bool) -> list:
     out.append(pk(f16_arith(lambda p, q, r: -p * q + r, alo, blo, blo),
                   f16_arith(lambda p, q, r: p * q - r, ahi, bhi, bhi)))
     out.append(rtz16(x) | rtz16(y) << 16)
-    out.append(f16_max(alo, blo))
+    out.append(f16_max(alo, blo, ieee))
     out.append(min(alo + blo, 0xFFFF) | min(ahi + bhi, 0xFFFF) << 16)
 
     def s16(u):
@@ -472,21 +475,24 @@ def _f16_expected(row, gfx9: bool) -> list:
     out.append(prod)
     if gfx9:
         out += [fma32(x, x, x), fma32(x, y, y), arith(lambda p, q: p * q, y, x), arith(lambda p, q: -p * q, y, y)]
+        hi = f16_arith(lambda p, q, r: p * q + r, ahi, bhi, blo)
+        out.append(None if hi is None else hi << 16 | 0x5678)
     return out
 
 
-@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100"])
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
 def test_f16_and_packed(target):
     """f16 ties to even / overflow / denormals / -0, which half a 16-bit result writes (GFX9 zeroes the high
     half except v_fma_f16; GFX11 true16 keeps the other half), RNE and RTZ f32->f16, IEEE max of f16 with
-    sNaN/qNaN, packed f16 with op_sel/op_sel_hi/neg_lo/neg_hi, packed u16/i16 clamp, v_fma_mix_f32, packed f32."""
+    sNaN/qNaN (GFX12 max_num), packed f16 with op_sel/op_sel_hi/neg_lo/neg_hi, packed u16/i16 clamp,
+    v_fma_mix_f32, packed f32 and op_sel on v_fma_f16 (sources' and destination's halves) on GFX9."""
     gfx9 = target.startswith("gfx9")
     rows = F16_ROWS
     slots = [[r[0] | r[1] << 16 for r in rows], [r[2] | r[3] << 16 for r in rows], [r[4] for r in rows],
              [r[5] for r in rows]]
-    nout = 17 if gfx9 else 13
+    nout = 18 if gfx9 else 13
     got = run_case("f16", target, slots, nout)
-    want = [f16_expected(r, gfx9) for r in rows]
+    want = [f16_expected(r, gfx9, ieee=target != "gfx1200") for r in rows]
     for k in range(nout):
         check(got[k][:len(rows)], [w[k] for w in want], f"{target} f16 slot {k}")
 
@@ -549,7 +555,7 @@ def dpp_inputs(lanes: int):
     return v2, v3, x, y
 
 
-@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100"])
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
 def test_dpp_and_sdwa(target):
     """quad_perm, row shifts/rotate/mirrors, GFX9 row_bcast/wave shifts, GFX10+ row_share/row_xmask and DPP8,
     row/bank masks, bound_ctrl, source lanes outside EXEC (with fi:1 on GFX11), neg on the DPP source, VOPC DPP;

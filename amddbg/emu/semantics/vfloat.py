@@ -137,6 +137,11 @@ def _bit(lst: list[int], i: int) -> int:
     return lst[i] if i < len(lst) else 0
 
 
+def _dst_hi(f: _Form) -> bool:
+    """op_sel's last entry is the destination's (op_sel:[s0,s1,dst] for two sources, [s0,s1,s2,dst] for three)."""
+    return len(f.op_sel) == len(f.srcs) + 1 and bool(f.op_sel[-1])
+
+
 # ---------------------------------------------------------------------------------------------- MODE
 
 
@@ -259,7 +264,7 @@ def _finish(ctx, f: _Form, u: np.ndarray, bits: int, inputs_nan: np.ndarray | No
 
 def _write16_mode(ctx, insn, f: _Form) -> tuple[bool, bool]:
     """(write the high half, keep the other half) for a 16-bit result."""
-    hi = f.dst is not None and (f.dst.text.endswith(".h") or "hi" in f.dst.modifiers or bool(_bit(f.op_sel, 3)))
+    hi = f.dst is not None and (f.dst.text.endswith(".h") or "hi" in f.dst.modifiers or _dst_hi(f))
     if ctx.wave.family in ("gfx11", "gfx12"):
         return hi, True
     # GFX9/GFX10: 16-bit results zero the high half, except the op_sel-capable VOP3 forms, which keep it
@@ -365,7 +370,7 @@ def _mac(bits: int):
         else:
             d = read_vector(ctx.wave, f.dst, 64 if bits == 64 else 32)
             if bits == 16:
-                d = _half(d, f.dst.text.endswith(".h") or bool(_bit(f.op_sel, 3)))
+                d = _half(d, f.dst.text.endswith(".h") or _dst_hi(f))
             c = d if _denorm(ctx, bits)[0] else _flush(d, bits)
         us.append(c)
         x = [_as_float(u, bits) for u in us]

@@ -602,3 +602,22 @@ def test_dpp_and_sdwa(target):
         want[14] = [int(s < b) for s, b in zip(src, v3, strict=True)]
     for k, w in sorted(want.items()):
         check(got[k], w, f"{target} dpp/sdwa slot {k}")
+
+
+# ------------------------------------------------------------------------------------------ what must stop
+
+
+@pytest.mark.parametrize("case,target,text", [
+    ("unsup_bcast", "gfx90a", "v_mov_b32_dpp v4, v2 row_bcast:15"),
+    ("unsup_round", "gfx1100", "v_add_f32"),
+])
+def test_unknown_results_stop_the_wave(case, target, text):
+    """A DPP pattern whose hardware result is not modelled, and a rounding mode other than nearest-even, stop the
+    wave with `unsupported instruction <text> at <pc>` instead of running the base operation as if unmodified."""
+    lanes = LANES[target]
+    m = Machine(EDGES / f"{case}-{target}.co")
+    m.dispatch(case, (lanes, 1, 1), (lanes, 1, 1), [f"buf:u32:{lanes}:iota", f"buf:u32:{lanes}"])
+    r = m.run(max_instructions=1000)
+    assert r.status == "unsupported"
+    assert r.reason.startswith("unsupported instruction " + text) and " at 0x" in r.reason
+    assert read_buffer(m, m.buffers[1]) == [0] * lanes  # nothing was stored

@@ -418,6 +418,7 @@ def v_mad_f32(ctx, insn):
 
 @semantic("v_mul_legacy_f32")
 def v_mul_legacy_f32(ctx, insn):
+    _check_round(ctx, insn, 32)
     f = _form(insn)
     a, b = (fsrc(ctx, f, i, 32) for i in range(2))
     x, y = _as_float(a, 32), _as_float(b, 32)
@@ -533,6 +534,7 @@ semantic("v_cos_f32", "v_cos_f16")(_unary(lambda a: np.cos(2 * np.pi * a.astype(
 @semantic("v_ldexp_f32", "v_ldexp_f64", "v_ldexp_f16")
 def v_ldexp(ctx, insn):
     b = _width(insn.mnemonic)
+    _check_round(ctx, insn, b)
     f = _form(insn)
     a = fsrc(ctx, f, 0, b)
     e = read_vector(ctx.wave, f.srcs[1], 32).astype(U32)
@@ -647,6 +649,7 @@ def v_div_fmas(ctx, insn):
     """fma, then where VCC is set scale by 2**64 (f32; 2**128 for f64) if S2's exponent says the quotient is
     large, else by the inverse (undoing v_div_scale). Input denormals are not flushed."""
     b = 64 if "f64" in insn.mnemonic else 32
+    _check_round(ctx, insn, b)
     f = _form(insn)
     us = [fsrc(ctx, f, i, b, flush=False) for i in range(3)]
     x = [_as_float(u, b) for u in us]
@@ -852,6 +855,7 @@ def _int_src(ctx, f: _Form, i: int, width: int, signed: bool) -> np.ndarray:
 
 def _cvt_from_int(width: int, signed: bool, dst_bits: int):
     def run(ctx, insn):
+        _check_round(ctx, insn, dst_bits)
         f = _form(insn)
         x = _int_src(ctx, f, 0, width, signed)
         r = x.astype(np.float64).astype(_T[dst_bits][0])  # |x| < 2**32: exact in f64, one rounding
@@ -923,6 +927,7 @@ def v_cvt_pkrtz(ctx, insn):
 
 @semantic("v_cvt_pk_f16_f32")
 def v_cvt_pk_f16_f32(ctx, insn):
+    _check_round(ctx, insn, 16)
     f = _form(insn)
     a, b = (_as_float(fsrc(ctx, f, i, 32), 32) for i in range(2))
     with np.errstate(all="ignore"):
@@ -975,6 +980,7 @@ semantic("v_cvt_pknorm_u16_f32")(_cvt_pknorm(False))
           "v_mad_mixhi_f16")
 def v_fma_mix(ctx, insn):
     """Sources are f16 (op_sel_hi bit set; op_sel picks the half) or f32; one fused operation in f32."""
+    _check_round(ctx, insn, 32)
     f = _form(insn)
     osh = f.op_sel_hi or [0, 0, 0]
     xs = []

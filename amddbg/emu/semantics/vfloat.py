@@ -694,6 +694,9 @@ def v_div_fixup(ctx, insn):
         (np.isinf(x1) | (x2 == 0), _as_bits(zero, b)),
         ((e2 - e1) < under, _as_bits(tiny, b)),
         (e1 == emax, _as_bits(huge, b)),
+        # a NaN estimate with ordinary operands gives the signed infinity (a known correction of the manual's
+        # pseudocode used by other RDNA emulators; not verified on hardware here)
+        (_is_nan(s0, b), _as_bits(inf, b)),
     ]
     out = rb.copy()
     done = np.zeros(s0.shape, dtype=bool)

@@ -279,6 +279,18 @@ class VectorCaches:
         else:
             cache, below = self.lines.setdefault(self.cu_of(wave), {}), None
         flat = addrs.ravel()
+        lo = int(flat.min())
+        base = lo - lo % LINE
+        if int(flat.max()) < base + LINE:  # one line for the whole wave (a flag polled by every lane, a small struct)
+            line = cache.get(base)
+            if line is None:
+                src = below.get(base) if below is not None else None
+                if src is None:
+                    src = bytearray(self.memory.read(base, LINE, [lanes[0]]))
+                    if below is not None:
+                        below[base] = src
+                line = cache[base] = bytearray(src)
+            return np.frombuffer(line, dtype=np.uint8)[(flat - np.uint64(base)).astype(np.intp)].reshape(addrs.shape)
         bases = flat & np.uint64(~(LINE - 1) & 0xFFFFFFFFFFFFFFFF)
         uniq, first, inv = np.unique(bases, return_index=True, return_inverse=True)
         width = addrs.shape[1]

@@ -123,6 +123,7 @@ class Machine:
         self.waves: list[Wave] = []
         self.groups: list[Workgroup] = []
         self.instructions: dict[int, object] = {}
+        self._semantics: dict[int, tuple] = {}  # address -> (instruction, semantic function), filled by step_wave
         self.kernel = None
         self.dispatch_info: dict = {}
         self.buffers: list[dict] = []
@@ -489,7 +490,12 @@ class Machine:
         if insn is None:
             self._stop(w, FAULTED, f"no instruction at {w.pc:#x} (the PC left the code object)")
             return
-        fn = lookup(insn)
+        hit = self._semantics.get(insn.address)  # the semantic function, looked up once per instruction
+        if hit is not None and hit[0] is insn:
+            fn = hit[1]
+        else:
+            fn = lookup(insn)
+            self._semantics[insn.address] = (insn, fn)
         ctx = Ctx(w, self)
         exec_before = w.exec
         try:
@@ -610,7 +616,7 @@ class Machine:
         for level in (self.caches.lines, self.caches.gl1):
             h.update(repr(sorted((k, sorted(lines)) for k, lines in level.items())).encode())
         for g in self.groups:
-            h.update(hashlib.blake2b(bytes(g.lds.data), digest_size=8).digest())
+            h.update(hashlib.blake2b(g.lds.data, digest_size=8).digest())
             h.update(bytes(sorted(g.arrived)))
         h.update(self.sync_state_bytes())
         return h.digest()

@@ -18,6 +18,8 @@ from amddbg.emu.errors import MemoryViolation
 from amddbg.target.address_space import private_lane_to_wave
 
 PAGE = 4096
+_PAGE_SHIFT = np.uint64(12)
+_PAGE_MASK = np.uint64(PAGE - 1)
 SHARED_APERTURE = 1 << 48
 PRIVATE_APERTURE = 2 << 48
 APERTURE_MASK = 0xFFFF << 48
@@ -28,6 +30,9 @@ class GlobalMemory:
         self.pages: dict[int, bytearray] = {}
         self.next_alloc = 0x1_0000_0000  # device allocations start at 4 GiB (above any 32-bit value)
         self.version = 0  # bumped by every store (hang detection: memory that can still change)
+        self.dirty: set[int] = set()  # pages changed since the last content_digest()
+        self._page_digest: dict[int, int] = {}
+        self._digest = 0
 
     def map(self, address: int, size: int) -> None:
         for p in range(address // PAGE, (address + max(size, 1) - 1) // PAGE + 1):
@@ -66,8 +71,109 @@ class GlobalMemory:
             if page[off:off + n] != data[i:i + n]:
                 page[off:off + n] = data[i:i + n]
                 self.version += 1  # only a real change counts: rewriting the same value is no progress
+                self.dirty.add(a // PAGE)
             a += n
             i += n
+
+    # -- whole-instruction access (the vectorised fast path of the memory instructions) -------------------------
+    def gather(self, addrs: np.ndarray) -> np.ndarray | None:
+        """The byte at each of `addrs` (uint64, any shape) as uint8 of the same shape, or None when one of them
+        is on an unmapped page: the caller then replays the access lane by lane, which reports the fault with
+        the address and lane exactly as `read` does. Reading has no side effect, so the fallback is exact."""
+        flat = addrs.ravel()
+        pages = flat >> _PAGE_SHIFT
+        offs = (flat & _PAGE_MASK).astype(np.intp)
+        p0 = int(pages[0])
+        if p0 == int(pages[-1]) and (pages == pages[0]).all():  # the common case: one page
+            page = self.pages.get(p0)
+            if page is None:
+                return None
+            return np.frombuffer(page, dtype=np.uint8)[offs].reshape(addrs.shape)
+        up, inv = np.unique(pages, return_inverse=True)
+        bufs = []
+        for p in up.tolist():
+            page = self.pages.get(p)
+            if page is None:
+                return None
+            bufs.append(page)
+        stacked = np.frombuffer(b"".join(bufs), dtype=np.uint8)
+        return stacked[inv.reshape(-1) * PAGE + offs].reshape(addrs.shape)
+
+    def dword_view(self, address: int, count: int) -> np.ndarray | None:
+        """A writable uint32 view of `count` dwords at 4-aligned `address`, or None when they are not all on one
+        mapped page (the caller then goes lane by lane). Scratch accessed at one private address by every lane is
+        exactly such a run (the dword swizzle puts the lanes side by side)."""
+        off = address & (PAGE - 1)
+        if off + 4 * count > PAGE:
+            return None
+        page = self.pages.get(address >> 12)
+        if page is None:
+            return None
+        return np.frombuffer(page, dtype="<u4", count=count, offset=off)
+
+    def note_written(self, address: int, changed: int) -> None:
+        """Account for `changed` dword writes through `dword_view` that changed bytes, as `write` counts them."""
+        if changed:
+            self.version += changed
+            self.dirty.add(address // PAGE)
+
+    def scatter(self, addrs: np.ndarray, data: np.ndarray, chunk: int) -> bool:
+        """Store uint8 `data` at `addrs` (same shape, rows in lane order) as `write` calls of `chunk` bytes each
+        (consecutive bytes of a row) would, with the same `version` and `dirty` accounting. Returns False and
+        writes nothing when a page is unmapped, a chunk crosses a page or a byte is written twice (the caller
+        then writes lane by lane: the fault or the last writer come out exactly as before)."""
+        flat = addrs.ravel()
+        vals = data.ravel()
+        pages = flat >> _PAGE_SHIFT
+        per_chunk = pages.reshape(-1, chunk)
+        if chunk > 1 and (per_chunk != per_chunk[:, :1]).any():
+            return False
+        if flat.size > 1 and np.unique(flat).size != flat.size:
+            return False
+        offs = (flat & _PAGE_MASK).astype(np.intp)
+        p0 = int(pages[0])
+        if (pages == pages[0]).all():
+            groups = [(p0, None)]
+        else:
+            up, inv = np.unique(pages, return_inverse=True)
+            inv = inv.reshape(-1)
+            groups = [(p, inv == i) for i, p in enumerate(up.tolist())]
+        views = []
+        for p, sel in groups:
+            page = self.pages.get(p)
+            if page is None:
+                return False
+            views.append((np.frombuffer(page, dtype=np.uint8), sel))
+        changed = np.empty(flat.size, dtype=bool)
+        for view, sel in views:
+            if sel is None:
+                changed[:] = view[offs] != vals
+                view[offs] = vals
+            else:
+                o, v = offs[sel], vals[sel]
+                changed[sel] = view[o] != v
+                view[o] = v
+        ch = changed.reshape(-1, chunk).any(axis=1)
+        n = int(np.count_nonzero(ch))
+        if n:
+            self.version += n  # one per write that changed bytes, as `write` counts
+            self.dirty.update(np.unique(per_chunk[ch, 0]).tolist())
+        return True
+
+    def content_digest(self) -> int:
+        """A digest of every page's bytes, updated for the pages written since the last call: two equal digests
+        mean equal memory (hang detection must compare contents — a loop that keeps rewriting a spill slot with
+        alternating values changes memory every iteration yet repeats its state)."""
+        import hashlib
+
+        for p in self.dirty:
+            page = self.pages.get(p)
+            new = int.from_bytes(hashlib.blake2b(bytes(page) + p.to_bytes(8, "little"), digest_size=16).digest(),
+                                 "little") if page is not None else 0
+            self._digest ^= self._page_digest.get(p, 0) ^ new
+            self._page_digest[p] = new
+        self.dirty.clear()
+        return self._digest
 
     def segments(self):
         """Contiguous mapped ranges as (address, bytes), for writing a core."""
@@ -94,6 +200,27 @@ class LDS:
         if address < 0 or address + len(data) > len(self.data):
             raise MemoryViolation(address, [lane], f"LDS write ({len(self.data)} bytes allocated)")
         self.data[address:address + len(data)] = data
+
+    def gather(self, addrs: np.ndarray) -> np.ndarray | None:
+        """The bytes at `addrs` (int64, any shape), or None when one is outside the allocation (the caller then
+        replays the access lane by lane, which reports the violation exactly as `read` does)."""
+        if addrs.size and (int(addrs.min()) < 0 or int(addrs.max()) >= len(self.data)):
+            return None
+        return np.frombuffer(self.data, dtype=np.uint8)[addrs]
+
+    def scatter(self, addrs: np.ndarray, data: np.ndarray) -> bool:
+        """Store `data` at `addrs` (same shape, rows in lane order; a byte written twice keeps the last row's
+        value, as lane-ordered `write` calls leave it); False, nothing written, when one is out of range."""
+        if addrs.size and (int(addrs.min()) < 0 or int(addrs.max()) >= len(self.data)):
+            return False
+        flat = addrs.ravel()
+        vals = data.ravel()
+        if flat.size > 1 and np.unique(flat).size != flat.size:  # keep the last write of each byte
+            rev = flat[::-1]
+            flat, first = np.unique(rev, return_index=True)
+            vals = vals[::-1][first]
+        np.frombuffer(self.data, dtype=np.uint8)[flat] = vals
+        return True
 
 
 def classify_flat(address: int) -> tuple[str, int]:

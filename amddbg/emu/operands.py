@@ -13,6 +13,7 @@ import struct
 import numpy as np
 
 from amddbg.emu.errors import Unsupported
+from amddbg.emu.wave import lane_bools
 from amddbg.isa.model import OperandKind
 
 M32 = 0xFFFFFFFF
@@ -184,37 +185,41 @@ def read_vector(w, op, bits: int = 32, fmt: str = "i") -> np.ndarray:
 
 
 def write_vector(w, op, values: np.ndarray, bits: int = 32, mask: np.ndarray | None = None) -> None:
+    """Write per-lane `values` to a VGPR/AGPR (a pair for 64 bits), only in the lanes of `mask` (EXEC by default)."""
     if mask is None:
-        mask = w.exec_mask()
+        mask = lane_bools(w.exec, w.lanes)
     k = op.kind
-    if k not in (OperandKind.VGPR, OperandKind.AGPR):
-        raise Unsupported(f"vector write to {op.text}", w.pc)
-    regs = w.v if k is OperandKind.VGPR else None
     r = op.register
     if k is OperandKind.VGPR:
-        w.ensure_vgprs(r + (2 if bits == 64 else 1))
+        n = r + (2 if bits == 64 else 1)
+        if n > w.v.shape[0]:
+            w.ensure_vgprs(n)
         regs = w.v
-    else:
+    elif k is OperandKind.AGPR:
         w.ensure_agprs(r + 2)
         regs = w.a
+    else:
+        raise Unsupported(f"vector write to {op.text}", w.pc)
     if bits == 64:
-        vals = np.asarray(values).astype(np.uint64)
-        regs[r] = np.where(mask, (vals & np.uint64(M32)).astype(np.uint32), regs[r])
-        regs[r + 1] = np.where(mask, (vals >> np.uint64(32)).astype(np.uint32), regs[r + 1])
+        vals = np.asarray(values)
+        if vals.dtype != np.uint64:
+            vals = vals.astype(np.uint64)
+        np.copyto(regs[r], (vals & np.uint64(M32)).astype(np.uint32), where=mask)
+        np.copyto(regs[r + 1], (vals >> np.uint64(32)).astype(np.uint32), where=mask)
     else:
         vals = np.asarray(values)
         if vals.dtype != np.uint32:
             vals = (vals.astype(np.int64) & M32).astype(np.uint32) if vals.dtype.kind in "iu" else vals.astype(
                 np.uint32)
-        regs[r] = np.where(mask, vals, regs[r])
+        np.copyto(regs[r], vals, where=mask)
 
 
 def write_vector_multi(w, op, dwords: list[np.ndarray], mask: np.ndarray | None = None) -> None:
     """Write consecutive VGPRs (loads of dwordx2..x4)."""
     if mask is None:
-        mask = w.exec_mask()
+        mask = lane_bools(w.exec, w.lanes)
     r = op.register
     w.ensure_vgprs(r + len(dwords))
     regs = w.v if op.kind is OperandKind.VGPR else w.a
     for i, d in enumerate(dwords):
-        regs[r + i] = np.where(mask, d.astype(np.uint32), regs[r + i])
+        np.copyto(regs[r + i], d if d.dtype == np.uint32 else d.astype(np.uint32), where=mask)

@@ -6,11 +6,60 @@ that a VALU instruction is one array operation. EXEC and VCC are Python ints (bi
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 READY, WAITING_BARRIER, SLEEPING, ENDED, TRAPPED, FAULTED, UNSUPPORTED, HALTED = (
     "ready", "at barrier", "sleeping", "ended", "trapped", "faulted", "unsupported", "halted")
 STOPPED_STATES = frozenset({ENDED, TRAPPED, FAULTED, UNSUPPORTED, HALTED})
+
+
+_BOOLS: dict[tuple[int, int], np.ndarray] = {}
+_LISTS: dict[tuple[int, int], tuple[int, ...]] = {}
+_CACHE_LIMIT = 1 << 14  # distinct (exec, lanes) values kept; a kernel uses a handful, a cap bounds the worst case
+
+
+def lane_bools(mask: int, lanes: int) -> np.ndarray:
+    """`mask` as one bool per lane, shared and read-only: EXEC is converted on nearly every VALU and memory
+    instruction, and a kernel only ever has a few distinct EXEC values, so they are converted once."""
+    key = (mask, lanes)
+    a = _BOOLS.get(key)
+    if a is None:
+        if len(_BOOLS) >= _CACHE_LIMIT:
+            _BOOLS.clear()
+        a = np.unpackbits(np.frombuffer((mask & ((1 << lanes) - 1)).to_bytes(lanes // 8 or 1, "little"),
+                                        dtype=np.uint8), bitorder="little")[:lanes].astype(bool)
+        a.flags.writeable = False
+        _BOOLS[key] = a
+    return a
+
+
+_INDEX: dict[tuple[int, int], np.ndarray] = {}
+
+
+def lane_index(mask: int, lanes: int) -> np.ndarray:
+    """The set lanes of `mask` as a shared, read-only index array (cached like `lane_bools`)."""
+    key = (mask, lanes)
+    a = _INDEX.get(key)
+    if a is None:
+        if len(_INDEX) >= _CACHE_LIMIT:
+            _INDEX.clear()
+        a = np.flatnonzero(lane_bools(mask, lanes))
+        a.flags.writeable = False
+        _INDEX[key] = a
+    return a
+
+
+def lane_list(mask: int, lanes: int) -> tuple[int, ...]:
+    """The set lanes of `mask` in ascending order, shared (cached like `lane_bools`)."""
+    key = (mask, lanes)
+    t = _LISTS.get(key)
+    if t is None:
+        if len(_LISTS) >= _CACHE_LIMIT:
+            _LISTS.clear()
+        t = _LISTS[key] = tuple(i for i in range(lanes) if mask >> i & 1)
+    return t
 
 
 class Wave:
@@ -47,20 +96,20 @@ class Wave:
 
     # -- lanes -----------------------------------------------------------------------------------
     def exec_mask(self) -> np.ndarray:
-        e = self.exec
-        return np.array([(e >> i) & 1 for i in range(self.lanes)], dtype=bool)
+        """EXEC as one bool per lane (a fresh array the caller may modify)."""
+        return lane_bools(self.exec, self.lanes).copy()
 
     def active_lanes(self) -> list[int]:
-        e = self.exec
-        return [i for i in range(self.lanes) if e >> i & 1]
+        """The lanes of EXEC in ascending order (a fresh list)."""
+        return list(lane_list(self.exec, self.lanes))
 
     @staticmethod
     def to_mask(bits: np.ndarray) -> int:
-        out = 0
-        for i, b in enumerate(bits.tolist()):
-            if b:
-                out |= 1 << i
-        return out
+        """A lane mask (bit N = lane N) from per-lane truth values."""
+        b = np.asarray(bits)
+        if b.dtype != np.bool_:
+            b = b != 0
+        return int.from_bytes(np.packbits(b.ravel(), bitorder="little").tobytes(), "little")
 
     def ensure_vgprs(self, n: int) -> None:
         if n > self.v.shape[0]:
@@ -85,7 +134,7 @@ class Wave:
         h.update(self.exec.to_bytes(8, "little"))
         h.update(self.vcc.to_bytes(8, "little"))
         h.update(bytes([self.scc]))
-        h.update(np.asarray(self.s, dtype=np.uint64).tobytes())
-        h.update(self.v.tobytes())
+        h.update(array("Q", self.s).tobytes())  # the bytes np.asarray(self.s, dtype=np.uint64) gives, sooner
+        h.update(np.ascontiguousarray(self.v))  # hashed in place, not copied
         h.update(self.state.encode())
         return h.digest()

@@ -30,6 +30,7 @@ def base_mnemonic(mnemonic: str) -> str:
 
 
 def lookup(insn) -> Callable | None:
+    """The semantic function of `insn` (None: nobody registered its mnemonic)."""
     if "::" in insn.mnemonic:  # VOPD (GFX11+): two VALU operations issued together
         return SEMANTICS.get("v_dual")
     if insn.mnemonic.startswith("v_") and (mod := _modifier_semantic(insn)) is not None:
@@ -38,6 +39,20 @@ def lookup(insn) -> Callable | None:
     if fn is None:
         fn = SEMANTICS.get(base_mnemonic(insn.mnemonic))
     return fn
+
+
+def per_insn_cache(table: dict, insn, compute: Callable):
+    """`compute(insn)` memoised per instruction object: decoded instructions live as long as their machine and
+    execute many times, so what can be derived from the instruction alone (operand layout, offsets, widths) is
+    derived once. Keyed by id() with the object kept beside the value, so a recycled id is never mistaken."""
+    hit = table.get(id(insn))
+    if hit is not None and hit[0] is insn:
+        return hit[1]
+    if len(table) >= 1 << 16:
+        table.clear()
+    value = compute(insn)
+    table[id(insn)] = (insn, value)
+    return value
 
 
 class Ctx:

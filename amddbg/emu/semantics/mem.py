@@ -14,12 +14,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from amddbg.emu.errors import Unsupported
-from amddbg.emu.memory import classify_flat, read_private, write_private
+from amddbg.emu.memory import (
+    APERTURE_MASK,
+    PRIVATE_APERTURE,
+    SHARED_APERTURE,
+    classify_flat,
+    read_private,
+    write_private,
+)
 from amddbg.emu.operands import M32, read_scalar, read_vector, write_scalar, write_vector_multi
-from amddbg.emu.semantics import semantic
+from amddbg.emu.semantics import per_insn_cache, semantic
+from amddbg.emu.wave import lane_index
 from amddbg.isa.model import OperandKind
 
 U32 = np.uint32
+_M64 = (1 << 64) - 1
 
 
 @dataclass
@@ -201,18 +210,60 @@ def _access(ctx, space: str, address: int, lane: int, size: int, data: bytes | N
 # ---------------------------------------------------------------------------------------------- GLOBAL / FLAT / SCRATCH
 
 
+def _vmem_plan(insn) -> tuple:
+    """What a GLOBAL/FLAT/SCRATCH instruction's execution needs that its text and operands fix: computed once
+    per instruction (`per_insn_cache`), not on every execution."""
+    mn = insn.mnemonic
+    space = "private" if mn.startswith("scratch_") else "flat" if mn.startswith("flat_") else "global"
+    vdst, vaddr, vdata, saddr = _flat_layout(insn)
+    off = _offset(insn.text)
+    for o in insn.operands:
+        if o.kind is OperandKind.OFFSET:
+            off = int(o.value or 0)
+            if off >> 31:
+                off -= 1 << 32
+    if saddr is not None and saddr.kind is OperandKind.SPECIAL and saddr.text == "off":
+        saddr = None
+    size, signed, hi = _width(mn)
+    policy = tuple(insn.memory.cache_policy.items()) if insn.memory else ()
+    n = max(1, size // 4)
+    data_regs = tuple(_reg(vdata, i) for i in range(n)) if vdata is not None else ()
+    return space, vdst, vaddr, vdata, saddr, off, size, signed, hi, "d16" in mn, policy, data_regs
+
+
+_PLANS: dict = {}
+_BYTE = [np.arange(k, dtype=np.uint64) for k in range(17)]
+_APERTURES = np.uint64(APERTURE_MASK)
+
+
 def _vmem(kind: str):
     def run(ctx, insn):
         w = ctx.wave
-        mn = insn.mnemonic
-        space = "private" if mn.startswith("scratch_") else "flat" if mn.startswith("flat_") else "global"
-        vdst, vdata, addrs = _lane_addresses(ctx, insn, space)
-        size, signed, hi = _width(mn)
-        policy = dict(insn.memory.cache_policy) if insn.memory else {}
+        space, vdst, vaddr, vdata, saddr, off, size, signed, hi, d16, policy_items, data_regs = per_insn_cache(
+            _PLANS, insn, _vmem_plan)
+        # per-lane addresses of the active lanes (one array operation, wrapping as the hardware's adders do)
+        base_s = read_scalar(w, saddr, 64 if space != "private" else 32) if saddr is not None else 0
+        if vaddr is not None:
+            if space == "private" or saddr is not None:
+                v = read_vector(w, vaddr, 32).astype(np.uint64)
+            else:
+                v = read_vector(w, vaddr, 64)
+        else:
+            v = np.zeros(w.lanes, dtype=np.uint64)
+        lanes = lane_index(w.exec, w.lanes)
+        a = v[lanes] + np.uint64((base_s + off) & _M64)
+        if space == "private":
+            a &= np.uint64(M32)
+        lane_list = lanes.tolist()
+        addrs = dict(zip(lane_list, a.tolist(), strict=True))
+        policy = dict(policy_items)
         ctx.record(MemOp(kind, space if space != "flat" else "generic", addrs, size, policy))
+        if lane_list and _vmem_fast(ctx, w, kind, space, lanes, lane_list, a, vdst, size, signed, hi, d16, policy,
+                                    data_regs):
+            return
+        # lane by lane: the reference behaviour (faults, page-crossing and overlapping accesses, d16 halves)
         if kind == "load":
             n = max(1, size // 4)
-            outs = [np.array(w.v[vdst.register + i]) for i in range(n)] if vdst is not None else []
             w.ensure_vgprs(vdst.register + n)
             outs = [w.v[vdst.register + i].copy() for i in range(n)]
             for ln, a in addrs.items():
@@ -222,7 +273,7 @@ def _vmem(kind: str):
                         outs[i][ln] = struct.unpack_from("<I", data, 4 * i)[0]
                 else:
                     val = int.from_bytes(data, "little", signed=signed)
-                    if "d16" in mn:
+                    if d16:
                         old = int(outs[0][ln])
                         val &= 0xFFFF
                         outs[0][ln] = ((old & 0xFFFF) | (val << 16)) if hi else ((old & 0xFFFF0000) | val)
@@ -230,8 +281,7 @@ def _vmem(kind: str):
                         outs[0][ln] = val & M32
             write_vector_multi(w, vdst, outs)
         else:
-            n = max(1, size // 4)
-            regs = [read_vector(w, _reg(vdata, i)) for i in range(n)]
+            regs = [read_vector(w, r) for r in data_regs]
             for ln, a in addrs.items():
                 if size >= 4:
                     data = b"".join(struct.pack("<I", int(r[ln])) for r in regs)
@@ -241,6 +291,134 @@ def _vmem(kind: str):
                 _access(ctx, space, a, ln, size, data)
 
     return run
+
+
+def _private_bytes(w, lanes: np.ndarray, a: np.ndarray, size: int) -> np.ndarray:
+    """Global addresses (lanes, bytes) of `size` bytes at private address `a` of each lane: the dword swizzle
+    of `private_address` applied to every byte."""
+    pa = a[:, None] + _BYTE[size][None, :]
+    return (np.uint64(w.scratch_base) + (pa >> np.uint64(2)) * np.uint64(w.lanes * 4)
+            + (lanes.astype(np.uint64) * np.uint64(4))[:, None] + (pa & np.uint64(3)))
+
+
+def _private_uniform(ctx, w, kind, lanes, a0, size, vdst, data_regs) -> bool:
+    """Scratch at one dword-aligned private address in every lane (a stack slot): dword k of lane L is at
+    scratch_base + ((a0 / 4 + k) * lanes + L) * 4, so each dword is one run of the wave's lanes."""
+    mem = ctx.mem
+    n = size // 4
+    starts = [w.scratch_base + ((a0 >> 2) + k) * w.lanes * 4 for k in range(n)]
+    views = [mem.dword_view(s, w.lanes) for s in starts]
+    if any(v is None for v in views):
+        return False
+    if kind == "load":
+        if vdst is None:
+            return False
+        w.ensure_vgprs(vdst.register + n)
+        outs = [w.v[vdst.register + i].copy() for i in range(n)]
+        for k in range(n):
+            outs[k][lanes] = views[k][lanes]
+        write_vector_multi(w, vdst, outs)
+        return True
+    if len(data_regs) < n:
+        return False
+    for k in range(n):  # `write_private`: one 4-byte write per lane and dword, counted when it changes bytes
+        new = read_vector(w, data_regs[k])[lanes]
+        view = views[k]
+        mem.note_written(starts[k], int(np.count_nonzero(view[lanes] != new)))
+        view[lanes] = new
+    return True
+
+
+def _vmem_fast(ctx, w, kind, space, lanes, lane_list, a, vdst, size, signed, hi, d16, policy, data_regs) -> bool:
+    """The whole instruction as array operations; False when the lane-by-lane path must run instead (anything
+    unusual: a fault, an address in the LDS or private aperture of a flat access, an access wrapping the
+    address space, overlapping stores). Nothing is changed before it decides."""
+    caches = ctx.machine.caches
+    mem = ctx.mem
+    if space == "flat":  # every lane in one aperture (`classify_flat`), else lane by lane
+        top = a & _APERTURES
+        if not top.any():
+            space = "global"
+        elif (top == np.uint64(PRIVATE_APERTURE)).all():
+            space, a = "private", a & np.uint64(M32)
+        elif (top == np.uint64(SHARED_APERTURE)).all():
+            space, a = "local", a & np.uint64(M32)
+        elif ((top == np.uint64(PRIVATE_APERTURE)) | (top == np.uint64(SHARED_APERTURE))).any():
+            return False
+        else:
+            space = "global"
+    if space == "local":
+        b = (a[:, None] + _BYTE[size][None, :]).astype(np.int64)
+    elif space == "private":
+        if int(a.max()) + size > w.private_size:
+            return False
+        a0 = int(a[0])
+        if not (a0 & 3 or size & 3) and (a == a[0]).all():  # every lane at one aligned private address
+            return _private_uniform(ctx, w, kind, lanes, a0, size, vdst, data_regs)
+        b = _private_bytes(w, lanes, a, size)
+        aligned = not (a & np.uint64(3)).any()
+    else:
+        if int(a.max()) > _M64 - size:
+            return False
+        b = a[:, None] + _BYTE[size][None, :]
+    if kind == "load":
+        if vdst is None:
+            return False
+        if space == "local":
+            data = ctx.machine.lds_of(w).gather(b)
+        elif space == "private":
+            data = mem.gather(b)
+        elif caches is None:
+            data = mem.gather(b)
+        else:
+            data = caches.gather(w, b, lane_list, policy)
+        if data is None:
+            return False
+        n = max(1, size // 4)
+        w.ensure_vgprs(vdst.register + n)
+        outs = [w.v[vdst.register + i].copy() for i in range(n)]
+        if size >= 4:
+            dw = np.ascontiguousarray(data).view("<u4")
+            for i in range(n):
+                outs[i][lanes] = dw[:, i]
+        else:
+            val = data[:, 0].astype(np.uint32)
+            if size == 2:
+                val |= data[:, 1].astype(np.uint32) << np.uint32(8)
+            if signed:
+                sign = np.uint32(1 << (8 * size - 1))
+                val = np.where(val & sign, val | np.uint32(M32 ^ ((1 << (8 * size)) - 1)), val)
+            if d16:
+                old = outs[0][lanes]
+                val &= np.uint32(0xFFFF)
+                val = (old & np.uint32(0xFFFF)) | (val << np.uint32(16)) if hi else (
+                    old & np.uint32(0xFFFF0000)) | val
+            outs[0][lanes] = val
+        write_vector_multi(w, vdst, outs)
+        return True
+    if not data_regs:
+        return False
+    if size >= 4:
+        vals = np.stack([read_vector(w, r) for r in data_regs], axis=1)[lanes]  # (lanes, dwords)
+        data = np.ascontiguousarray(vals.astype("<u4")).view(np.uint8)[:, :size]
+    else:
+        val = read_vector(w, data_regs[0])[lanes] >> np.uint32(16 if hi else 0)
+        data = np.stack([(val >> np.uint32(8 * k)).astype(np.uint8) for k in range(size)], axis=1)
+    if space == "local":
+        return ctx.machine.lds_of(w).scatter(b, data)
+    if space == "private":  # `write_private` writes dword by dword when aligned, else byte by byte
+        if size % 4:
+            chunk = 1
+        elif aligned:
+            chunk = 4
+        elif (a & np.uint64(3)).all():
+            chunk = 1
+        else:
+            return False  # some lanes aligned, some not
+        return mem.scatter(b, data, chunk)
+    if caches is None:
+        return mem.scatter(b, data, size)
+    return caches.scatter(w, b, data)
 
 
 def _reg(op, i: int):
@@ -483,8 +661,86 @@ _DS_SIZE = {"b32": 4, "b64": 8, "b96": 12, "b128": 16, "u8": 1, "i8": 1, "u16": 
             "u8_d16": 1, "u16_d16": 2}
 
 
+def _ds_plan(insn, kind: str, two: bool, st64: bool) -> tuple:
+    """What a DS load/store's execution needs that the instruction fixes (computed once per instruction)."""
+    mn = insn.mnemonic
+    m = re.match(r"ds_(read|write|load|store)2?(st64)?_(\w+)$", mn)
+    suffix = m.group(3) if m else "b32"
+    if two:
+        suffix = mn.rsplit("_", 1)[1]
+    size = _DS_SIZE.get(suffix, 4)
+    ops = [o for o in insn.operands if o.kind is OperandKind.VGPR and not o.is_dest]
+    n = max(1, size // 4)
+    if two:
+        scale = size * (64 if st64 else 1)
+        offs = (_offset(insn.text, "offset0") * scale, _offset(insn.text, "offset1") * scale)
+    else:
+        offs = (_offset(insn.text),)
+    vd = next((o for o in insn.operands if o.is_dest), None) if kind == "load" else None
+    data = []
+    if kind == "store":
+        for d in (ops[1:3] if two else ops[1:2]):
+            data += [_reg(d, k) for k in range(n)]
+    return size, suffix.startswith("i"), ops[0] if ops else None, offs, vd, tuple(data), len(ops)
+
+
+_DS_PLANS: dict = {}
+
+
+def _ds_fast(ctx, insn, kind: str, two: bool, st64: bool) -> bool:
+    """A DS load/store as array operations over the lanes; False (nothing changed) when the lane-by-lane path
+    must run: an address outside the LDS (it reports the violation), or a form the plan does not cover."""
+    w = ctx.wave
+    size, signed, aop, offs, vd, data_regs, nops = per_insn_cache(_DS_PLANS, insn,
+                                                                  lambda i: _ds_plan(i, kind, two, st64))
+    lanes = lane_index(w.exec, w.lanes)
+    if not len(lanes) or (kind == "load" and vd is None) or (kind == "store" and nops < (3 if two else 2)):
+        return False
+    n = max(1, size // 4)
+    if two and size % 4:
+        return False
+    a = (read_vector(w, aop)[lanes].astype(np.int64) if aop is not None else np.zeros(len(lanes), dtype=np.int64))
+    b = np.concatenate([(a + o)[:, None] + _BYTE[size].astype(np.int64)[None, :] for o in offs], axis=1)
+    lds = ctx.machine.lds_of(w)
+    if kind == "load":
+        got = lds.gather(b)
+        if got is None:
+            return False
+        w.ensure_vgprs(vd.register + n * len(offs))
+        outs = [w.v[vd.register + k].copy() for k in range(n * len(offs))]
+        if size >= 4:
+            dw = np.ascontiguousarray(got).view("<u4")
+            for k in range(len(outs)):
+                outs[k][lanes] = dw[:, k]
+        else:
+            val = got[:, 0].astype(np.uint32)
+            if size == 2:
+                val |= got[:, 1].astype(np.uint32) << np.uint32(8)
+            if signed:
+                val = np.where(val & np.uint32(1 << (8 * size - 1)), val | np.uint32(M32 ^ ((1 << (8 * size)) - 1)),
+                               val)
+            outs[0][lanes] = val
+        write_vector_multi(w, vd, outs)
+    else:
+        if size >= 4:
+            vals = np.stack([read_vector(w, r) for r in data_regs], axis=1)[lanes]
+            data = np.ascontiguousarray(vals.astype("<u4")).view(np.uint8)
+            if not two:
+                data = data[:, :size]
+        else:
+            val = read_vector(w, data_regs[0])[lanes]
+            data = np.stack([(val >> np.uint32(8 * k)).astype(np.uint8) for k in range(size)], axis=1)
+        if data.shape != b.shape or not lds.scatter(b, data):
+            return False
+    ctx.record(MemOp(kind, "local", dict(zip(lanes.tolist(), (a + offs[0]).tolist(), strict=True)),
+                     2 * size if two else size))
+    return True
+
+
 def _ds_rw(kind: str, two: bool = False, st64: bool = False):
     def run(ctx, insn):
+        if _ds_fast(ctx, insn, kind, two, st64):
+            return
         w = ctx.wave
         mn = insn.mnemonic
         m = re.match(r"ds_(read|write|load|store)2?(st64)?_(\w+)$", mn)

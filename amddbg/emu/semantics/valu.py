@@ -15,7 +15,8 @@ import numpy as np
 
 from amddbg.emu.errors import Unsupported
 from amddbg.emu.operands import M32, read_scalar, read_vector, write_scalar, write_vector
-from amddbg.emu.semantics import semantic
+from amddbg.emu.semantics import per_insn_cache, semantic
+from amddbg.emu.wave import lane_bools
 from amddbg.isa.model import OperandKind
 
 U32 = np.uint32
@@ -26,7 +27,16 @@ _SEL = {"BYTE_0": (0, 8), "BYTE_1": (8, 8), "BYTE_2": (16, 8), "BYTE_3": (24, 8)
 
 
 def _split(insn):
-    """(vector destinations, scalar destinations, sources) with implicit-VCC operands removed."""
+    """(vector destinations, scalar destinations, sources) with implicit-VCC operands removed (fresh lists; the
+    split itself is computed once per instruction)."""
+    vd, sd, src = per_insn_cache(_SPLITS, insn, _split_once)
+    return list(vd), list(sd), list(src)
+
+
+_SPLITS: dict = {}
+
+
+def _split_once(insn):
     vd, sd, src = [], [], []
     for o in insn.operands:
         if o.kind is OperandKind.SPECIAL and o.text in _VCC_NAMES:
@@ -139,7 +149,7 @@ def read_lane_mask(ctx, op) -> np.ndarray:
         m = w.vcc
     else:
         m = read_scalar(w, op, 64 if w.lanes == 64 else 32)
-    return np.array([(m >> i) & 1 for i in range(w.lanes)], dtype=bool)
+    return lane_bools(m, w.lanes).copy()
 
 
 def _f32(v: np.ndarray) -> np.ndarray:
@@ -213,23 +223,17 @@ def v_writelane(ctx, insn):
     write_vector(w, insn.operands[0], np.full(w.lanes, val, dtype=U32), 32, mask=mask)
 
 
+_MBCNT_LO = np.array([(1 << min(ln, 32)) - 1 for ln in range(64)], dtype=U64).astype(U32)
+_MBCNT_HI = np.array([(1 << (ln - 32)) - 1 if ln >= 32 else 0 for ln in range(64)], dtype=U32)
+
+
 @semantic("v_mbcnt_lo_u32_b32", "v_mbcnt_hi_u32_b32")
 def v_mbcnt(ctx, insn):
     w = ctx.wave
     a, b = srcs(ctx, insn)
-    hi = "hi" in insn.mnemonic
-    lanes = np.arange(w.lanes)
-    out = np.empty(w.lanes, dtype=U32)
-    for ln in range(w.lanes):
-        m = int(a[ln])
-        if hi:
-            n = max(0, ln - 32)
-            cnt = bin(m & ((1 << n) - 1)).count("1") if ln >= 32 else 0
-        else:
-            n = min(ln, 32)
-            cnt = bin(m & ((1 << n) - 1)).count("1")
-        out[ln] = (int(b[ln]) + cnt) & M32
-    del lanes
+    below = _MBCNT_HI if "hi" in insn.mnemonic else _MBCNT_LO  # per lane: the mask bits of the lanes below it
+    with np.errstate(over="ignore"):
+        out = b + np.bitwise_count(a & below[: w.lanes]).astype(U32)
     dst(ctx, insn, out)
 
 
@@ -451,18 +455,14 @@ def v_mad64(ctx, insn):
     a = read_vector(w, ss[0])
     b = read_vector(w, ss[1])
     c = read_vector(w, ss[2], 64)
-    out = np.empty(w.lanes, dtype=U64)
-    carry = np.zeros(w.lanes, dtype=bool)
-    signed = "i64" in insn.mnemonic
-    for ln in range(w.lanes):
-        x, y, z = int(a[ln]), int(b[ln]), int(c[ln])
-        if signed:
-            x = x - (1 << 32) if x >> 31 else x
-            y = y - (1 << 32) if y >> 31 else y
-            z = z - (1 << 64) if z >> 63 else z
-        r = x * y + z
-        carry[ln] = r >= (1 << 64) if not signed else not -(1 << 63) <= r < (1 << 63)
-        out[ln] = r & ((1 << 64) - 1)
+    if "i64" in insn.mnemonic:  # 32x32 signed products are exact in int64; the add wraps, overflow is the carry
+        p = (a.view(np.int32).astype(np.int64) * b.view(np.int32).astype(np.int64)).view(U64)
+        out = p + c
+        carry = ((p ^ out) & (c ^ out)) >> U64(63) == U64(1)
+    else:  # 32x32 unsigned products are exact in uint64; the add wraps, and wrapped means carry
+        p = a.astype(U64) * b.astype(U64)
+        out = p + c
+        carry = out < p
     dst(ctx, insn, out, 64)
     if sd:
         write_lane_mask(ctx, sd[0], carry)
@@ -729,14 +729,16 @@ def _vopd_halves(insn):
     return halves
 
 
+_DUALS: dict = {}
+
+
 @semantic("v_dual")
 def v_dual(ctx, insn):
     """VOPD dual issue: both halves read their sources before either writes (results applied together)."""
     from amddbg.emu.semantics import lookup
 
     w = ctx.wave
-    x, y = _vopd_halves(insn)
-    fx, fy = lookup(x), lookup(y)
+    x, y, fx, fy = per_insn_cache(_DUALS, insn, lambda i: (*_vopd_halves(i), *map(lookup, _vopd_halves(i))))
     if fx is None or fy is None:
         raise Unsupported(insn.text, insn.address)
     before = w.v.copy()

@@ -621,3 +621,56 @@ def test_unknown_results_stop_the_wave(case, target, text):
     assert r.status == "unsupported"
     assert r.reason.startswith("unsupported instruction " + text) and " at 0x" in r.reason
     assert read_buffer(m, m.buffers[1]) == [0] * lanes  # nothing was stored
+
+
+# ------------------------------------------------------------------------------------------ division sequences
+
+FDIV32 = [(1.0, 3.0), (0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (math.inf, math.inf), (math.inf, 2.0), (2.0, math.inf),
+          (0.0, 5.0), (-0.0, 5.0), (math.nan, 1.0), (1.0, -math.nan), (1e-45, 3.0), (1.0, 3e38), (3e38, 1e-30),
+          (1e-30, 1e10), (1e-38, 3.0), (3.4e38, 0.5), (7.0, 1e-44), (-5.5, 1.1), (1.0, 1.0 + 2 ** -23),
+          (123456.79, -0.001), (2 ** -149, 2 ** -149), (1.5, 2 ** 126), (2 ** 127, 2 ** -126), (-3.0, 7.0),
+          (0.1, 0.3), (1e30, 1e-10), (6.0, 2.0), (1e-40, 1e-40), (3.0, 1e-40), (1.0, 9.999999e-39), (22.0, 7.0)]
+FDIV64 = [(1.0, 3.0), (0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (math.inf, math.inf), (math.inf, 2.0), (2.0, math.inf),
+          (0.0, 5.0), (-0.0, 5.0), (math.nan, 1.0), (1.0, math.nan), (5e-324, 3.0), (1.0, 1.7e308), (1.7e308, 1e-300),
+          (1e-300, 1e10), (2.2e-308, 3.0), (1.7976931348623157e308, 0.5), (7.0, 1e-322), (-5.5, 1.1),
+          (1.0, 1.0 + 2 ** -52), (123456.789, -0.001), (5e-324, 5e-324), (1.5, 2 ** 1022), (2 ** 1023, 2 ** -1022),
+          (-3.0, 7.0), (0.1, 0.3), (1e300, 1e-10), (6.0, 2.0), (1e-310, 1e-310), (3.0, 1e-310), (1.0, 1e-308),
+          (22.0, 7.0)]
+
+
+def div_fixup_expected(n: int, d: int, bits: int):
+    """IEEE quotient; NaN cases as V_DIV_FIXUP's pseudocode fixes them (numerator NaN first, quieted; then the
+    denominator's; 0/0 and inf/inf the negative quiet NaN)."""
+    if bits == 32:
+        x, y, quiet, nan_default = f32(n), f32(d), 0x400000, 0xFFC00000
+        isnan = is_nan32
+    else:
+        x, y, quiet, nan_default = f64(n), f64(d), 1 << 51, 0xFFF8000000000000
+
+        def isnan(u):
+            return math.isnan(f64(u))
+    if isnan(n):
+        return n | quiet
+    if isnan(d):
+        return d | quiet
+    if (x == 0 and y == 0) or (math.isinf(x) and math.isinf(y)):
+        return nan_default
+    with np.errstate(all="ignore"):
+        return b32(np.float32(x) / np.float32(y)) if bits == 32 else b64(float(np.float64(x) / np.float64(y)))
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
+def test_division_sequences(target):
+    """clang's correctly rounded f32 and f64 division (v_div_scale/v_rcp/fma steps/v_div_fmas/v_div_fixup) gives
+    the IEEE quotient on zeros, infinities, NaNs, denormal numerators/denominators/quotients, overflow and
+    underflow: the scaling branches of div_scale and the 2**±64 / 2**±128 of div_fmas are exercised."""
+    lanes = LANES[target]
+    r32 = [(b32(a), b32(b)) for a, b in FDIV32[:lanes]]
+    r64 = [(b64(a), b64(b)) for a, b in FDIV64[:lanes]]
+    slots = [[a for a, _ in r32], [b for _, b in r32], [a & M32 for a, _ in r64], [a >> 32 for a, _ in r64],
+             [b & M32 for _, b in r64], [b >> 32 for _, b in r64]]
+    got = run_case("fdiv", target, slots, 3)
+    check(got[0][:len(r32)], [div_fixup_expected(a, b, 32) for a, b in r32], f"{target} f32 a/b")
+    want64 = [div_fixup_expected(a, b, 64) for a, b in r64]
+    check(got[1][:len(r64)], [w & M32 for w in want64], f"{target} f64 a/b low")
+    check(got[2][:len(r64)], [w >> 32 for w in want64], f"{target} f64 a/b high")

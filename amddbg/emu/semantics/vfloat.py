@@ -613,8 +613,9 @@ def v_div_scale(ctx, insn):
     with np.errstate(all="ignore"):
         inv = 1.0 / x1.astype(np.float64)
         q = (x2 / x1).astype(ft)
-    up = np.ldexp(x0, scale).astype(ft)
-    down = np.ldexp(x0, -scale).astype(ft)
+    with np.errstate(all="ignore"):
+        up = np.ldexp(x0, scale).astype(ft)
+        down = np.ldexp(x0, -scale).astype(ft)
 
     def case(cond, value=None, set_vcc=False):
         nonlocal d, vcc, done
@@ -632,7 +633,10 @@ def v_div_scale(ctx, insn):
     case(_is_denorm(x1), up)
     inv_den = _is_denorm(inv)
     q_den = _is_denorm(q)
-    case(inv_den & q_den & (x0 == x1), up, True)
+    # the manual's pseudocode scales the denominator *up* here, which overflows a denominator whose reciprocal is
+    # already denormal; scaling it down is what v_div_fmas's 2**-scale (S2 small) undoes, and what gives the IEEE
+    # quotient (tests/emu/test_edges.py: 1.0 / 1.7e308)
+    case(inv_den & q_den & (x0 == x1), down, True)
     case(inv_den & q_den, None, True)
     case(inv_den, down)
     case(q_den & (x0 == x2), up, True)

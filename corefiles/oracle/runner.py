@@ -86,9 +86,8 @@ def run_case(co: Path, case) -> Outcome:
         ui = {2: np.uint16, 4: np.uint32, 8: np.uint64}[arr.dtype.itemsize]
         bad = np.nonzero(got.view(ui) != want.view(ui))[0]
         if bad.size:
-            k = int(bad[0])
-            problems.append(f"arg {b['arg']}: {bad.size}/{got.size} differ, first [{k}] got {got[k]!r} "
-                            f"want {want[k]!r}")
+            shown = ", ".join(f"[{k}] got {got[k].item()!r} want {want[k].item()!r}" for k in bad[:4].tolist())
+            problems.append(f"arg {b['arg']}: {bad.size}/{got.size} differ: {shown}")
     dt = time.perf_counter() - t0
     if problems:
         return Outcome(False, "mismatch", "; ".join(problems), r.wave_instructions, dt)

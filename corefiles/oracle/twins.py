@@ -122,11 +122,11 @@ def round_half_away(v: np.float32) -> np.float32:
 
 
 def trunc_int(v: float) -> int:
-    return int(math.trunc(v))
+    return int(math.trunc(float(v)))
 
 
 # -- the cases --------------------------------------------------------------------------------------------
-BLOCK = 128
+BLOCK = 64
 
 
 def _u32s(seed: int, n: int, bits: int = 32) -> np.ndarray:
@@ -217,19 +217,19 @@ def case_histogram() -> Case:
 
 
 def case_transpose() -> Case:
-    width, height = 48, 32
+    width, height = 24, 16
     a = _u32s(4, width * height)
 
     def twin(wave: int):
         m = a.reshape(height, width).astype(np.uint64)
         return [((m.T * 3 + 1) & M32).astype(np.uint32).reshape(-1)]
 
-    return Case("transpose", (width, height, 1), (16, 16, 1),
+    return Case("transpose", (width, height, 1), (8, 8, 1),
                 [a, Out(np.uint32, width * height), f"i32:{width}", f"i32:{height}"], twin)
 
 
 def case_calls() -> Case:
-    n = 128
+    n = 64
     a = _u32s(5, n, bits=12).astype(np.int32)
 
     def fib(k: int) -> int:
@@ -251,7 +251,7 @@ def case_calls() -> Case:
             arr = [s32(v * (i + 1) ^ (i << 3)) for i in range(16)]
             picked = arr[(v >> 4) % 16]
             total = sum(arr[(i * 5 + v) & 15] for i in range(16))
-            out[4 * g:4 * g + 4] = [fib(v & 7), ack(1 + (v & 1), v & 3), s32(picked + total),
+            out[4 * g:4 * g + 4] = [fib(v & 6), ack(1 + (v & 1), v & 2), s32(picked + total),
                                     s32((chain3(2 * v + 1) ^ 0x55) + chain3(v))]
         return [out]
 
@@ -267,7 +267,7 @@ def _shape(n: int, uniform: bool) -> tuple[tuple[int, int, int], tuple[int, int,
 
 
 def case_intdiv(uniform: bool = False) -> Case:
-    n = UNIFORM_GROUPS if uniform else 128
+    n = UNIFORM_GROUPS if uniform else 64
     r = splitmix64(6, 4 * n)
     a32, b32, a64, b64 = [], [], [], []
     for i in range(n):
@@ -367,7 +367,7 @@ def _bitops_lane(x: int, y: int) -> list[int]:
 
 
 def case_bitops(uniform: bool = False) -> Case:
-    n = UNIFORM_GROUPS if uniform else 128
+    n = UNIFORM_GROUPS if uniform else 64
     a = _u32s(7, n)
     b = _u32s(8, n)
     a[:4] = [0, 1, 0x80000000, M32]  # edge values: clz/ctz of 0, sign bits
@@ -380,7 +380,7 @@ def case_bitops(uniform: bool = False) -> Case:
 
 
 def case_int64_ops(uniform: bool = False) -> Case:
-    n = UNIFORM_GROUPS if uniform else 128
+    n = UNIFORM_GROUPS if uniform else 64
     a = np.array(splitmix64(9, n), dtype=np.uint64)
     b = np.array(splitmix64(10, n), dtype=np.uint64)
     b[5] = a[5]  # one equal pair
@@ -415,7 +415,7 @@ NF32 = 20
 
 
 def case_fmath32() -> Case:
-    n = 128
+    n = 64
     a = _floats(11, n, 0.5, 100.0, np.float32)
     b = _floats(12, n, 0.5, 100.0, np.float32)
     a[:4] = np.array([2.5, -2.5, 3.5, 0.5], dtype=np.float32)  # rounding ties
@@ -445,7 +445,7 @@ NF64 = 14
 
 
 def case_fmath64() -> Case:
-    n = 128
+    n = 64
     a = _floats(13, n, 0.5, 100.0, np.float64)
     b = _floats(14, n, 0.5, 100.0, np.float64)
     b[:3] = [2.5, -3.5, 0.5]
@@ -470,7 +470,7 @@ NF16 = 10
 
 
 def case_fmath16() -> Case:
-    n = 128
+    n = 64
     a = _floats(15, n, 0.5, 8.0, np.float16)
     b = _floats(16, n, 0.5, 8.0, np.float16)
     h = np.float16

@@ -81,4 +81,4 @@ def test_twins_catch_a_wrong_answer():
 
     bad = runner.twins.Case(case.kernel, case.grid, case.block, case.args, corrupted)
     out = runner.run_case(ORACLE / "oracle-llvm22-gfx90a-w64-O2.co", bad)
-    assert not out.ok and out.status == "mismatch" and "[17]" in out.detail
+    assert not out.ok and out.status == "mismatch" and f"1/{runner.twins.NBIT * 64} differ: [17]" in out.detail

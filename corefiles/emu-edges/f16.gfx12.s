@@ -36,3 +36,7 @@
   ST v4, 11
   v_fma_mix_f32 v4, v2, v3, v6 op_sel_hi:[1,1,0]
   ST v4, 12
+  v_pk_add_f16 v4, v2, 1.0               // a float inline constant is <1.0, 1.0> (as LLVM assembles it)
+  ST v4, 13
+  v_pk_add_u16 v4, v2, 1                 // an integer one is the 32-bit value 1: <1, 0>
+  ST v4, 14

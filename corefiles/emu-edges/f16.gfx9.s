@@ -42,3 +42,10 @@
   v_mov_b32 v4, 0x12345678
   v_fma_f16 v4, v2, v3, v3 op_sel:[1,1,0,1]  // high halves of a and b, low of the addend; result to the high half
   ST v4, 17
+  v_pk_add_f16 v4, v2, 1.0               // a float inline constant is <1.0, 1.0> (as LLVM assembles it)
+  ST v4, 18
+  v_pk_add_u16 v4, v2, 1                 // an integer one is the 32-bit value 1: <1, 0>
+  ST v4, 19
+  v_pk_add_f32 v[8:9], v[6:7], 1.0       // packed f32: <1.0, 1.0>
+  ST v8, 20
+  ST v9, 21

@@ -477,6 +477,11 @@ def _f16_expected(row, gfx9: bool, ieee: bool) -> list:
         out += [fma32(x, x, x), fma32(x, y, y), arith(lambda p, q: p * q, y, x), arith(lambda p, q: -p * q, y, y)]
         hi = f16_arith(lambda p, q, r: p * q + r, ahi, bhi, blo)
         out.append(None if hi is None else hi << 16 | 0x5678)
+    one = h(1.0)
+    out.append(pk(f16_arith(lambda p, q: p + q, alo, one), f16_arith(lambda p, q: p + q, ahi, one)))
+    out.append(((alo + 1) & 0xFFFF) | ahi << 16)
+    if gfx9:
+        out += [arith(lambda p, q: p + q, x, b32(1.0)), arith(lambda p, q: p + q, y, b32(1.0))]
     return out
 
 
@@ -485,12 +490,13 @@ def test_f16_and_packed(target):
     """f16 ties to even / overflow / denormals / -0, which half a 16-bit result writes (GFX9 zeroes the high
     half except v_fma_f16; GFX11 true16 keeps the other half), RNE and RTZ f32->f16, IEEE max of f16 with
     sNaN/qNaN (GFX12 max_num), packed f16 with op_sel/op_sel_hi/neg_lo/neg_hi, packed u16/i16 clamp,
-    v_fma_mix_f32, packed f32 and op_sel on v_fma_f16 (sources' and destination's halves) on GFX9."""
+    v_fma_mix_f32, packed f32 and op_sel on v_fma_f16 (sources' and destination's halves) on GFX9; inline constants
+    in packed math as LLVM's assembler defines them (a float one in both halves, an integer one as 32 bits)."""
     gfx9 = target.startswith("gfx9")
     rows = F16_ROWS
     slots = [[r[0] | r[1] << 16 for r in rows], [r[2] | r[3] << 16 for r in rows], [r[4] for r in rows],
              [r[5] for r in rows]]
-    nout = 18 if gfx9 else 13
+    nout = 22 if gfx9 else 15
     got = run_case("f16", target, slots, nout)
     want = [f16_expected(r, gfx9, ieee=target != "gfx1200") for r in rows]
     for k in range(nout):

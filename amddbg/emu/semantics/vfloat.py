@@ -1028,14 +1028,20 @@ def _pk_halves(ctx, f: _Form, i: int, bits: int) -> tuple[np.ndarray, np.ndarray
     osh = f.op_sel_hi if f.op_sel_hi is not None else [1, 1, 1]
     if bits == 16:
         if op.kind is OperandKind.INLINE and isinstance(op.value, float):
-            v = read_vector(ctx.wave, op, 16, "f")  # f16 inline constant in the low half, high half zero
+            # a float inline constant is the f16 value in both halves (LLVM folds <c, c> to it); an integer one is
+            # its 32-bit sign-extended value
+            v = read_vector(ctx.wave, op, 16, "f")
+            v = v | (v << U32(16))
         else:
             v = read_vector(ctx.wave, op, 32)
         lo = _half(v, bool(_bit(f.op_sel, i)))
         hi = _half(v, bool(_bit(osh, i)))
     else:
         if op.kind in (OperandKind.INLINE, OperandKind.LITERAL):
-            v = read_vector(ctx.wave, op, 32, "f").astype(U64)  # f32 constant in the low dword
+            # a constant is the same f32 in both dwords (LLVM assembles `v_pk_fma_f32 ..., 1.0` with the default
+            # op_sel_hi to mean <1.0, 1.0>)
+            c = read_vector(ctx.wave, op, 32, "f").astype(U64)
+            v = c | (c << U64(32))
         else:
             v = read_vector(ctx.wave, op, 64)
         lo = ((v >> U64(32)) if _bit(f.op_sel, i) else v) & U64(M32)

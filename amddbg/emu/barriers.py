@@ -97,6 +97,8 @@ class WaitCounters:
         """Issue one operation at clock `now`; returns its completion clock. In-order counters cannot
         decrement before the operation issued earlier on the same counter has."""
         q = self.pending.setdefault(counter, [])
+        if q and q[0] <= now:  # forget what already completed (a wave that never waits keeps a short list)
+            q[:] = [t for t in q if t > now]
         done = now + latency
         if counter not in OUT_OF_ORDER and q:
             done = max(done, q[-1])

@@ -84,6 +84,16 @@ __global__ void split_barrier(const int *in, int *first, int *out) {
   __builtin_amdgcn_s_barrier_wait(-1);
   out[lane_x()] = acc + (int)w;
 }
+
+// wait_unsignaled (GFX12): wave 1 waits on the workgroup barrier without signalling it (a misuse); the
+// barrier expects all four waves, so the other three wait for an arrival that never comes: a hang.
+__global__ void wait_unsignaled(int *out) {
+  unsigned w = wave_id();
+  if (w != 1)
+    __builtin_amdgcn_s_barrier_signal(-1);
+  __builtin_amdgcn_s_barrier_wait(-1);
+  out[lane_x()] = (int)w;
+}
 #endif
 
 #if defined(__gfx1250__)

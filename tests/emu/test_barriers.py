@@ -96,6 +96,19 @@ def test_split_barrier_isfirst_and_arrive_then_drop():
     assert m.barrier_view()[0]["barriers"][0]["phase"] == 2
 
 
+def test_wait_without_signal_is_recorded_and_hangs():
+    """GFX12: wave 1 waits on the workgroup barrier it never signalled; the misuse is recorded at its wait, and
+    the barrier (expected 4, arrived 3) can never complete: all four waves wait, a hang."""
+    m = machine("gfx1200", "wait_unsignaled", 128, 128, ["buf:i32:128"])
+    r = m.run(max_instructions=20_000)
+    assert r.status == "hang" and "barrier" in r.reason
+    (mis,) = m.barrier_misuse
+    assert (mis["kind"], mis["wave_in_group"], mis["barrier"]) == ("wait_without_arrive", 1, WORKGROUP)
+    assert m.instructions[mis["pc"]].mnemonic == "s_barrier_wait"
+    (wg,) = m.barrier_view()[0]["barriers"]
+    assert (wg["expected"], wg["arrived"], wg["arrivals"], wg["waiting"]) == (4, 3, [0, 2, 3], [0, 1, 2, 3])
+
+
 def test_named_barriers_join_signal_wait_leave():
     """gfx1250: waves 0 and 1 meet at named barrier 1 (count 2 from M0[22:16]) and leave it; wave 2 waits on a
     named barrier it never joined (recorded, the wait does nothing); each wave's byte counts its barriers."""

@@ -7,7 +7,8 @@
 Objects are named ``oracle-llvm{19,22}-<target>-w{32,64}-O{0,2}.co``. The source is compiled from this folder
 under its relative name with ``-fdebug-compilation-dir=/amddbg`` and a fixed ``-cuid``, so DWARF does not name
 the checkout and a rebuild with the same compiler package gives the same bytes. ``-ffp-contract=off`` keeps
-``a * b + c`` as two rounded operations, which is what the host twins (twins.py) compute.
+``a * b + c`` as two rounded operations, which is what the host twins (twins.py) compute. ``-DORACLE_WAVE`` tells
+the source the wave size (clang-22 no longer predefines a macro for it; ``__builtin_amdgcn_ballot_w32`` needs it).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def command(compiler: str, target: str, wave: int, opt: str, out: Path) -> list[
     wave_flags = [] if target.startswith("gfx9") else ["-mwavefrontsize64" if wave == 64 else "-mno-wavefrontsize64"]
     return [f"clang-{compiler}", "-x", "hip", f"--offload-arch={target}", *wave_flags, "-nogpulib", "-nogpuinc",
             "--cuda-device-only", "--no-gpu-bundle-output", "-cuid=amddbg-oracle", "-g", f"-{opt}",
-            "-ffp-contract=off", "-fdebug-compilation-dir=/amddbg", SOURCE, "-o", str(out)]
+            "-ffp-contract=off", f"-DORACLE_WAVE={wave}", "-fdebug-compilation-dir=/amddbg", SOURCE, "-o", str(out)]
 
 
 def builds() -> list[tuple[str, str, int, str]]:

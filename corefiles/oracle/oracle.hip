@@ -222,7 +222,7 @@ extern "C" __global__ void intdiv_uniform(const i32 *a, const i32 *b, const i64 
 
 // Bit operations: popcount, clz/ctz, bit reverse, funnel shifts, byte permutes, bitfield extract/insert,
 // 64-bit shifts, mul_hi, 24-bit multiplies, 64-bit multiply-add.
-#define NBIT 24
+#define NBIT 25
 __device__ static inline ALWAYS_INLINE void bitops_body(u32 x, u32 y, u32 *o) {
   u32 s = y & 31;
   u64 x64 = ((u64)x << 32) | (x ^ y);
@@ -256,6 +256,7 @@ __device__ static inline ALWAYS_INLINE void bitops_body(u32 x, u32 y, u32 *o) {
   u64 rot = (x64 << (s + 1)) | (x64 >> (63 - s));
   o[22] = (u32)rot + (u32)(rot >> 32);
   o[23] = (x > y ? x - y : y - x) + (((i32)x < (i32)y) ? 1u : 0u);
+  o[24] = (x & (1u << (y & 31))) ? 0xAAAAu : 0x5555u;  // a single-bit test (s_bitcmp1_b32 in scalar code)
 }
 
 extern "C" __global__ void bitops(const u32 *a, const u32 *b, u32 *out) {
@@ -368,20 +369,29 @@ extern "C" __global__ void fmath16(const _Float16 *a, const _Float16 *b, _Float1
   fout[2 * g + 1] = (float)(x + y);
 }
 
-// Wave intrinsics: ballot, readfirstlane, readlane, ds_bpermute, DPP moves, mbcnt.
+// Wave intrinsics: ballot, readfirstlane, readlane, ds_bpermute/ds_permute/ds_swizzle, DPP moves, mbcnt.
+#define NWAVE 8
 extern "C" __global__ void wave_ops(const u32 *in, u32 *out, u64 *masks) {
   u32 t = tid_x();
   u32 g = gid_x() * 64 + t;
   u32 v = in[g];
   u32 ws = __builtin_amdgcn_wavefrontsize();
   u32 lane = __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
+#if ORACLE_WAVE == 32  // build.py defines the wave size: ballot_w32 only compiles for wave32 code
+  u64 ball = __builtin_amdgcn_ballot_w32((v & 3) == 1);
+#else
   u64 ball = __builtin_amdgcn_ballot_w64((v & 3) == 1);
+#endif
   u32 first = __builtin_amdgcn_readfirstlane(v);
   u32 l5 = __builtin_amdgcn_readlane(v, 5);
   u32 rot = (u32)__builtin_amdgcn_ds_bpermute((int)(((lane + 1) % ws) * 4), (int)v);
   u32 dpp = (u32)__builtin_amdgcn_mov_dpp((int)v, 0x111, 0xF, 0xF, true);        // row_shr:1, bound_ctrl
   u32 upd = (u32)__builtin_amdgcn_update_dpp((int)0x77, (int)v, 0x101, 0xF, 0xF, false);  // row_shl:1
-  u32 *o = out + 6 * g;
+  u32 push = (u32)__builtin_amdgcn_ds_permute((int)(((lane + 1) % ws) * 4), (int)v);  // lane l+1 gets v[l]
+  u32 swz = (u32)__builtin_amdgcn_ds_swizzle((int)v, 0x041F);                        // bitmask mode: lane ^ 1
+  u32 *o = out + NWAVE * g;
+  o[6] = push;
+  o[7] = swz;
   o[0] = lane;
   o[1] = first;
   o[2] = l5;

@@ -302,7 +302,7 @@ def case_intdiv(uniform: bool = False) -> Case:
                  np.array(b64, dtype=np.int64), Out(np.int32, 4 * n), Out(np.int64, 4 * n)], twin)
 
 
-NBIT = 24
+NBIT = 25
 
 
 def _perm(x: int, y: int, sel: int) -> int:
@@ -363,6 +363,7 @@ def _bitops_lane(x: int, y: int) -> list[int]:
     rot = ((x64 << (s + 1)) | (x64 >> (63 - s))) & M64
     o[22] = ((rot & M32) + (rot >> 32)) & M32
     o[23] = ((x - y if x > y else y - x) + (1 if s32(x) < s32(y) else 0)) & M32
+    o[24] = 0xAAAA if (x >> (y & 31)) & 1 else 0x5555
     return o
 
 
@@ -490,12 +491,15 @@ def case_fmath16() -> Case:
     return Case("fmath16", (n, 1, 1), (64, 1, 1), [a, b, Out(np.float16, NF16 * n), Out(np.float32, 2 * n)], twin)
 
 
+NWAVE = 8
+
+
 def case_wave_ops() -> Case:
     n = 128
     a = _u32s(17, n)
 
     def twin(wave: int):
-        out = np.zeros(6 * n, dtype=np.uint32)
+        out = np.zeros(NWAVE * n, dtype=np.uint32)
         masks = np.zeros(4, dtype=np.uint64)
         for g in range(n):
             base = g - g % wave
@@ -503,7 +507,8 @@ def case_wave_ops() -> Case:
             v = [int(x) for x in a[base:base + wave]]
             dpp = 0 if lane % 16 == 0 else v[lane - 1]
             upd = 0x77 if lane % 16 == 15 else v[lane + 1]
-            out[6 * g:6 * g + 6] = [lane, v[0], v[5], v[(lane + 1) % wave], dpp, upd]
+            out[NWAVE * g:NWAVE * g + NWAVE] = [lane, v[0], v[5], v[(lane + 1) % wave], dpp, upd,
+                                                v[(lane - 1) % wave], v[lane ^ 1]]
         for wv in range(n // wave):
             m = 0
             for lane in range(wave):
@@ -512,7 +517,7 @@ def case_wave_ops() -> Case:
             masks[wv] = m
         return [out, masks]
 
-    return Case("wave_ops", (n, 1, 1), (64, 1, 1), [a, Out(np.uint32, 6 * n), Out(np.uint64, 4)], twin)
+    return Case("wave_ops", (n, 1, 1), (64, 1, 1), [a, Out(np.uint32, NWAVE * n), Out(np.uint64, 4)], twin)
 
 
 def all_cases() -> list[Case]:

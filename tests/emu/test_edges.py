@@ -680,3 +680,108 @@ def test_division_sequences(target):
     want64 = [div_fixup_expected(a, b, 64) for a, b in r64]
     check(got[1][:len(r64)], [w & M32 for w in want64], f"{target} f64 a/b low")
     check(got[2][:len(r64)], [w >> 32 for w in want64], f"{target} f64 a/b high")
+
+
+# ------------------------------------------------------------------------------------------ f64
+
+# 2/pi in 24-bit chunks as fdlibm's __kernel_rem_pio2 tabulates it (ipio2), an independent source for the bits
+IPIO2 = [0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1, 0xF534DD, 0xC0DB62, 0x95993C, 0x439041, 0xFE5163, 0xABDEBB]
+TWO_OVER_PI_BITS = "".join(f"{c:024b}" for c in IPIO2)
+FP64_ROWS = [(1.0, 2.0), (2.0 ** 60, -0.0), (-0.0, 0.0), (0.0, -0.0), (2.5, math.nan), (-2.5, 1.0), (1e-310, -1e-310),
+             (math.inf, 1.0), (-math.inf, -math.inf), (0.5, 0.5), (1.5, -7.0), (3.7, 3.7), (-1e-20, 1.0),
+             (1e20, 2.0), (-3e9, 3.0), (123.75, -0.5)]
+SNAN64 = 0x7FF0000000000001
+
+
+def minmax64(a: int, b: int, is_min: bool) -> int:
+    def nan(u):
+        return math.isnan(f64(u))
+
+    quiet = 1 << 51
+    if nan(a) and not a & quiet:
+        return a | quiet
+    if nan(b) and not b & quiet:
+        return b | quiet
+    if nan(a) and nan(b):
+        return a | quiet
+    if nan(a):
+        return b
+    if nan(b):
+        return a
+    x, y = f64(a), f64(b)
+    if x == 0 and y == 0:
+        if is_min:
+            return a if a >> 63 and not b >> 63 else b
+        return a if b >> 63 and not a >> 63 else b
+    return a if (x < y if is_min else x > y) else b
+
+
+def fp64_expected(a: int, b: int, gfx12: bool) -> list:
+    x = f64(a)
+    out: list = []
+    e = a >> 52 & 0x7FF
+    for k in (0, 1):
+        if e == 0x7FF:
+            out += [None, None]
+            continue
+        shift = 53 * k + max(0, e - 1077)
+        seg = int(TWO_OVER_PI_BITS[shift:shift + 53], 2)
+        v = b64(math.ldexp(float(seg), -53 - shift))
+        out += [v & M32, v >> 32]
+    for is_min in (True, False):
+        if gfx12 and (math.isnan(x) or math.isnan(f64(b))):  # max_num: a NaN loses to the number
+            r = b if math.isnan(x) else a
+        else:
+            r = minmax64(a, b, is_min)
+        out += [r & M32, r >> 32]
+
+    def split(v):
+        return [None, None] if v is None else [v & M32, v >> 32]
+
+    fin = math.isfinite(x)
+    out += split(b64(float(np.floor(np.float64(x)))) if fin else (a if not math.isnan(x) else None))
+    out += split(b64(min(float(np.float64(x) - np.floor(np.float64(x))), 1.0 - 2 ** -53)) if fin else None)
+    out += split(b64(float(np.rint(np.float64(x)))) if fin else (a if not math.isnan(x) else None))
+    if fin and x != 0:
+        mt, ex = math.frexp(x)
+        out += split(b64(mt)) + [ex & M32]
+    else:
+        out += split(a if not math.isnan(x) else None) + [0]
+    out += split(b64(math.copysign(float(Fraction(x) / 2 ** 1024), x)) if fin else (a if not math.isnan(x) else None))
+    out.append((0x2A5 >> class_index64(a)) & 1)
+    with np.errstate(all="ignore"):
+        out.append(QNAN if math.isnan(x) else b32(np.float32(x)))
+    out.append(0 if math.isnan(x) else int(max(min(math.trunc(x) if fin else (x > 0) * 2 ** 40 - 2 ** 39,
+                                                   2 ** 31 - 1), -2 ** 31)) & M32)
+    with np.errstate(all="ignore"):
+        p = np.float64(x) * np.float64(f64(b))
+    out += split(None if np.isnan(p) else b64(float(p)))
+    return out
+
+
+def class_index64(u: int) -> int:
+    x = f64(u)
+    neg = u >> 63
+    if math.isnan(x):
+        return 1 if u & (1 << 51) else 0
+    if math.isinf(x):
+        return 2 if neg else 9
+    if x == 0:
+        return 5 if neg else 6
+    if (u >> 52 & 0x7FF) == 0:
+        return 4 if neg else 7
+    return 3 if neg else 8
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
+def test_fp64(target):
+    """trig_preop's 53-bit segments of 2/pi (checked against fdlibm's table), min/max with -0 and NaN, floor,
+    fract, rndne, frexp, ldexp into denormals, class, f64 -> f32 (RNE, overflow to inf) and -> i32 (saturating)."""
+    rows = [(b64(a), b64(b)) for a, b in FP64_ROWS]
+    rows[4] = (rows[4][0], SNAN64)  # a signalling NaN operand for min/max
+    slots = [[a & M32 for a, _ in rows], [a >> 32 for a, _ in rows], [b & M32 for _, b in rows],
+             [b >> 32 for _, b in rows]]
+    got = run_case("fp64", target, slots, 24)
+    want = [fp64_expected(a, b, target == "gfx1200") for a, b in rows]
+    for k in range(24):
+        check(got[k][:len(rows)], [w[k] for w in want], f"{target} f64 slot {k}")

@@ -130,7 +130,7 @@ def carry_out_dest(ctx, insn):
 def write_lane_mask(ctx, op, mask_bits: np.ndarray) -> None:
     """Write a per-lane boolean result as a lane mask (VCC when `op` is None); inactive lanes read 0."""
     w = ctx.wave
-    m = w.to_mask(mask_bits & w.exec_mask())
+    m = w.to_mask(mask_bits & lane_bools(w.exec, w.lanes))
     if op is None:
         w.vcc = (w.vcc & ~w.mask if w.lanes == 32 else 0) | m
         return
@@ -218,9 +218,11 @@ def v_writelane(ctx, insn):
     w = ctx.wave
     val = read_scalar(w, insn.operands[1])
     lane = read_scalar(w, insn.operands[2]) % w.lanes
-    mask = np.zeros(w.lanes, dtype=bool)
-    mask[lane] = True
-    write_vector(w, insn.operands[0], np.full(w.lanes, val, dtype=U32), 32, mask=mask)
+    write_vector(w, insn.operands[0], U32(val), 32, mask=_ONE_LANE[lane][: w.lanes])
+
+
+_ONE_LANE = np.eye(64, dtype=bool)  # row L: only lane L (v_writelane's write mask)
+_ONE_LANE.flags.writeable = False
 
 
 _MBCNT_LO = np.array([(1 << min(ln, 32)) - 1 for ln in range(64)], dtype=U64).astype(U32)
@@ -675,7 +677,7 @@ def _vcmp(op, typ, exec_write: bool):
         else:
             with np.errstate(invalid="ignore"):
                 res = _CMPS[op](a, b)
-        res = np.asarray(res, dtype=bool) & w.exec_mask()
+        res = np.asarray(res, dtype=bool) & lane_bools(w.exec, w.lanes)
         target = sd[0] if sd else _explicit_vcc_dest(insn)
         if exec_write:
             new_exec = w.to_mask(res)

@@ -119,7 +119,14 @@ def missing_mnemonics(found: dict[str, set[str]]) -> dict[str, set[str]]:
         def __init__(self, mn: str) -> None:
             self.mnemonic = mn
 
-    return {mn: objs for mn, objs in found.items() if lookup(_I(mn)) is None}
+    def known(mn: str) -> bool:
+        if lookup(_I(mn)) is None:
+            return False
+        # VOPD (GFX11+): `v_dual` runs the pair, so each half needs semantics of its own (v_dual_mul_f32 -> v_mul_f32)
+        return all(lookup(_I("v_" + half.strip()[len("v_dual_"):])) is not None for half in mn.split("::")
+                   if "::" in mn)
+
+    return {mn: objs for mn, objs in found.items() if not known(mn)}
 
 
 def main() -> int:

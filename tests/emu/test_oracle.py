@@ -59,6 +59,8 @@ def test_kernel_matches_host_twin(obj, kernel):
 def test_every_corpus_mnemonic_has_semantics():
     found = runner.corpus_mnemonics(OBJECTS)
     assert len(found) > 150  # the corpus really was decoded
+    made_up = {"v_made_up_b32": {"x"}, "v_dual_mul_f32::v_dual_made_up_b32": {"x"}, "v_mul_f32_e32": {"x"}}
+    assert set(runner.missing_mnemonics(made_up)) == {"v_made_up_b32", "v_dual_mul_f32::v_dual_made_up_b32"}
     missing = runner.missing_mnemonics(found)
     listing = "\n".join(f"  {mn} ({len(objs)} objects)" for mn, objs in sorted(missing.items()))
     print(f"{len(missing)} of {len(found)} mnemonics have no semantics:\n{listing}")

@@ -65,6 +65,8 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         info["method"] = f"static analysis only: replay cannot start ({exc})"
         return _done(static, info, t0)
     info.update(wave_instructions=r.wave_instructions, status=r.status, reason=r.reason)
+    misuse = _misuse_findings(program, r)
+    static.findings += misuse
     nv, pins = _not_visible(program, spinners, r, dispatch, budget, info) if r.status == "completed" else ([], {})
     if assumptions:  # replay the what-if under the visibility order the core shows (stale lines stay stale)
         r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, watch=watch, max_instructions=budget,
@@ -82,7 +84,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
             info["method"] = ("replay from the core: with the written value visible the spin ends; the wave's "
                               "load cannot see it (scope), so under the order the model allows it spins forever")
             return _done(static, info, t0)
-        exp = Explanation("no_hang", [], {})
+        exp = Explanation("no_hang", list(misuse), {})
         exp.findings.append(Finding("no_hang", "assumption_fixes_it" if assumptions else "slow_not_stuck",
                                     ("with " + "; ".join(a.text for a in assumptions) + " every wave ends"
                                      if assumptions else "replay from the core ran every wave to its end: the "
@@ -101,10 +103,21 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         if not assumptions and static.verdict in ("hang", "unknown", "no_hang"):
             exp = static
             exp.findings += _dynamic_spins(program, r, exp.findings)
+            _fill_addresses(program, r, exp.findings)
             _find_cycles(program, exp.findings, dispatch, budget, info)
             for f in exp.findings:
                 if f.kind == "barrier_deadlock":
                     f.cause = "missing_arrivals"  # replay proved nobody else will arrive
+            if not any(f.kind in ("barrier_deadlock", "spin_forever") for f in exp.findings):
+                # the core caught the waves before they got stuck: explain the state replay reached
+                exp.findings = [f for f in _explain_replayed(r, dispatch).findings
+                                if f.kind != "barrier_misuse"] + exp.findings
+            if not any(f.kind in ("barrier_deadlock", "spin_forever") for f in exp.findings):
+                exp.findings = _barrier_objects(program, r) + exp.findings
+                for f in exp.findings:
+                    if f.kind == "barrier_deadlock":
+                        f.cause = "missing_arrivals"
+                    f.details.setdefault("found_by", "replay")
             if exp.findings:
                 exp.verdict = "hang"
                 return _done(exp, info, t0)
@@ -120,7 +133,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
                           f"wave-instructions ({r.reason}; is that memory in the core?)")
         return _done(static, info, t0)
     if r.status in ("fault", "trap"):
-        found = Explanation(r.status, _stopped_findings(r), {})
+        found = Explanation(r.status, _stopped_findings(r) + misuse, {})
         info["method"] = "replay from the core ran into a " + r.status
         return _done(found, info, t0)
     # limit or unsupported: keep what the core alone proves
@@ -149,6 +162,55 @@ def _other_schedules(program, dispatch, assumptions, pins, info: dict) -> int | 
             return seed
     info["schedules"] = tried
     return None
+
+
+def _barrier_objects(program, r) -> list[Finding]:
+    """Barrier deadlocks read from the emulator's barrier objects after replay: objects with waiting waves whose
+    arrive count falls short of the expected count (what the saved PCs alone cannot show, e.g. a wave that waits
+    on a GFX12 barrier it never signalled)."""
+    threads = {(tuple(t.workgroup or ()), t.wave_in_group): t for t in program.waves}
+    waves = {(tuple(w.workgroup), w.wave_in_group): w for w in r.machine.waves}
+    out = []
+    for g in r.machine.barrier_view():
+        for b in g["barriers"]:
+            if not b["waiting"] or b["arrived"] >= b["expected"]:
+                continue
+            wg = tuple(g["workgroup"])
+            members = [waves[(wg, n)] for n in b["waiting"] if (wg, n) in waves]
+            locs = []
+            for w in members[:1]:
+                t = threads.get((wg, w.wave_in_group))
+                if t is not None:
+                    locs.append(_loc(t, "waiting at barrier", w.pc))
+            never = [n for n in b["waiting"] if n not in b["arrivals"]]
+            summary = (f"workgroup {wg}: barrier {b['id']} expects {b['expected']} arrivals and has {b['arrived']} "
+                       f"(waves {', '.join(map(str, b['arrivals'])) or 'none'}); waves "
+                       f"{', '.join(map(str, b['waiting']))} wait on it" +
+                       (f"; wave(s) {', '.join(map(str, never))} wait without having arrived" if never else ""))
+            out.append(Finding("barrier_deadlock", "missing_arrivals", summary,
+                               [{"workgroup": list(wg), "wave_in_group": n} for n in b["waiting"]], locs,
+                               {"barrier": b["id"], "expected": b["expected"], "arrived": b["arrived"],
+                                "found_by": "replay"}))
+    return out
+
+
+def _misuse_findings(program, r) -> list[Finding]:
+    """Barrier misuse the emulator's barrier objects recorded during replay (the execution-synchronization spec's
+    rules: a wait on a named barrier the wave did not join, arrive then drop, a drop below zero, ...)."""
+    threads = {(tuple(t.workgroup or ()), t.wave_in_group): t for t in program.waves}
+    groups: dict = {}
+    for m in getattr(r.machine, "barrier_misuse", []) or []:
+        groups.setdefault((m["kind"], m["barrier"], m["pc"]), []).append(m)
+    out = []
+    for (kind, bid, pc), ms in groups.items():
+        t = threads.get((tuple(ms[0]["workgroup"]), ms[0]["wave_in_group"]))
+        loc = _loc(t, "misuse", pc) if t is not None else {"function": None, "file": None, "line": None,
+                                                            "role": "misuse", "pc": f"{pc:#x}"}
+        where = f"{os.path.basename(loc['file'])}:{loc['line']}" if loc.get("file") else f"{pc:#x}"
+        waves = [{"workgroup": list(m["workgroup"]), "wave_in_group": m["wave_in_group"]} for m in ms]
+        out.append(Finding("barrier_misuse", kind, f"replay: {len(ms)} wave(s) misuse barrier {bid} at {where}: "
+                           f"{ms[0].get('detail') or kind}", waves, [loc], {"barrier": bid, "found_by": "replay"}))
+    return out
 
 
 def _done(exp: Explanation, info: dict, t0: float) -> Explanation:
@@ -225,6 +287,27 @@ def _spinners(program, dispatch) -> dict:
         out[t.number] = {"thread": t, "loop": loop, "body": body, "load": loads[0],
                          "polled": _addresses(t, loads[0]) or {}}
     return out
+
+
+def _fill_addresses(program, r, findings: list) -> None:
+    """Spin findings whose polled address the saved registers did not give: take it from the loads replay saw
+    those waves repeat."""
+    from collections import Counter
+
+    for f in findings:
+        if f.kind != "spin_forever" or str(f.details.get("address", "")).startswith("0x"):
+            continue
+        seen = Counter(a for w in f.waves for _pc, a in r.loads.get(w.get("thread"), []))
+        if not seen:
+            continue
+        address = seen.most_common(1)[0][0]
+        try:
+            value = int.from_bytes(program.read("global", address, 4), "little")
+        except AmddbgError:
+            value = None
+        f.details.update(address=f"{address:#x}", value=value, address_found_by="replay")
+        f.summary = f.summary.replace("an address the registers do not give",
+                                      f"{address:#x}" + (f" (value {value} in the core)" if value is not None else ""))
 
 
 def _find_cycles(program, findings: list, dispatch, budget: int, info: dict) -> None:

@@ -352,7 +352,7 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
         for t in missing:
             if t.state is WaveState.AT_BARRIER:
                 reasons.append((t, "waiting at another barrier"))
-            elif t.state in (WaveState.TRAPPED, WaveState.FAULTED, WaveState.HALTED):
+            elif t.state in (WaveState.TRAPPED, WaveState.FAULTED):
                 reasons.append((t, f"{t.state} ({t.state_reason})"))
             else:
                 reasons.append((t, f"{t.state} at {_where(t)}"))
@@ -371,7 +371,7 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
         if branch is not None:
             summary += f"; the barrier sits inside the divergent branch at {branch[1]}"
             locs.append(_loc(at[0], "divergent branch", branch[0].address))
-        stopped = all(t.state in (WaveState.TRAPPED, WaveState.FAULTED, WaveState.HALTED) or
+        stopped = all(t.state in (WaveState.TRAPPED, WaveState.FAULTED) or
                       (t.state is WaveState.AT_BARRIER) for t, _ in reasons)
         findings.append(Finding("barrier_deadlock", "missing_arrivals" if stopped else "waits_for_spinning_waves",
                                 summary, [_wave_doc(t) for t in at] + [_wave_doc(t) for t, _ in reasons], locs,

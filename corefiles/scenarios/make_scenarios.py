@@ -25,10 +25,10 @@ SCENARIOS = {
     "spin-cycle": ("spin_cycle", "128", "64", ["buf:i32:1", "buf:i32:1", "buf:i32:64"], "hang"),
     "assert-trap": ("assert_trap", "64", "64", ["buf:i32:64:values=" + ",".join(
         str(-v if v == 37 else v) for v in range(64)), "buf:i32:64"], "trap"),
-    "slow-loop": ("slow_loop", "64", "64", ["buf:i32:64", "i32:1000"], "limit"),
+    "slow-loop": ("slow_loop", "64", "64", ["buf:i32:64", "i32:300"], "limit"),
 }
 # scenarios whose core is taken part-way (the kernel would finish): instructions to run before writing the core
-STOP_AT = {"slow-loop": 2000}
+STOP_AT = {"slow-loop": 1000}
 # divergence-demo: corefiles/teach's kernel stopped inside its per-lane loop (max instructions per target), so
 # the core shows a wave with part of its lanes active: `amddbg -batch -ex lanes divergence-demo-gfx90a.gpu`
 DIVERGENCE_DEMO = {"gfx90a": 53, "gfx1100": 136}

@@ -172,3 +172,21 @@ def test_cli_exit_codes_and_json():
     assert p.returncode == 0 and "no_hang" in p.stdout
     p = run(str(SC / "spin-wrong-scope-gfx90a.gpu"), "--assume", "nonsense")
     assert p.returncode == 2 and p.stderr.startswith("amddbg: error:") and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("stop", [3, 10])
+def test_barrier_misuse_found_by_replay(tmp_path, stop):
+    """GFX12 (corefiles/barriers): wave 1 waits on the workgroup barrier without signalling it. Whether the core
+    was taken before any wave reached the barrier (3) or with one waiting (10), replay finds the misuse and the
+    barrier object that can never complete (expected 4, arrived 3)."""
+    m = Machine(ROOT / "corefiles" / "barriers" / "barriers-gfx1200.co")
+    m.dispatch("wait_unsignaled", (128, 1, 1), (128, 1, 1), ["buf:i32:128"])
+    assert m.run(max_instructions=stop).status == "limit"
+    core = tmp_path / "misuse.gpu"
+    m.write_core(str(core))
+    exp = explain_core(str(core))
+    assert exp.verdict == "hang"
+    mis = next(f for f in exp.findings if f.kind == "barrier_misuse")
+    assert mis.cause == "wait_without_arrive" and [w["wave_in_group"] for w in mis.waves] == [1]
+    assert mis.locations[0]["line"] == 94
+    assert any(f.kind == "barrier_deadlock" and f.cause == "missing_arrivals" for f in exp.findings)

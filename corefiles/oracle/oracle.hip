@@ -400,3 +400,68 @@ extern "C" __global__ void wave_ops(const u32 *in, u32 *out, u64 *masks) {
   o[5] = upd;
   if (lane == 0) masks[g / ws] = ball;
 }
+
+// Narrow and wide memory accesses: 8/16-bit signed and unsigned loads and stores (global and LDS), 128-bit
+// structure copies (dwordx4 / ds b128).
+struct __attribute__((aligned(16))) V4 {
+  u32 x, y, z, w;
+};
+extern "C" __global__ void narrow_mem(const unsigned char *b8, const short *s16, const V4 *v4, unsigned char *o8,
+                                      short *o16, V4 *ov4, i32 *o32) {
+  __shared__ unsigned char lb[64];
+  __shared__ short ls[64];
+  __shared__ V4 lv[64];
+  u32 t = tid_x();
+  u32 g = gid_x() * 64 + t;
+  unsigned char c = b8[g];
+  signed char sc = (signed char)b8[g ^ 1];
+  short h = s16[g];
+  unsigned short uh = (unsigned short)s16[g ^ 3];
+  V4 q = v4[g];
+  lb[t] = (unsigned char)(c + 1);
+  ls[t] = (short)(h * 3);
+  lv[t] = q;
+  barrier();
+  unsigned char c2 = lb[(t + 5) & 63];
+  signed char sc2 = (signed char)lb[(t + 17) & 63];
+  short h2 = ls[(t + 9) & 63];
+  unsigned short uh2 = (unsigned short)ls[(t + 33) & 63];
+  V4 q2 = lv[63 - t];
+  o8[g] = (unsigned char)(c2 ^ (unsigned char)sc);
+  o16[g] = (short)(h2 + (short)uh);
+  V4 r = {q2.x + (u32)(i32)sc, q2.y ^ (u32)(i32)h, q2.z - c, q2.w * 3u};
+  ov4[g] = r;
+  o32[4 * g + 0] = sc2;
+  o32[4 * g + 1] = h2;
+  o32[4 * g + 2] = uh2;
+  o32[4 * g + 3] = (i32)c2 - (i32)sc;
+}
+
+// Wrapping increment/decrement atomics and exchange (global at agent scope, LDS at workgroup scope).
+extern "C" __global__ void atomics_misc(u32 *c, u32 *lds_out) {
+  __shared__ u32 li, ld, lx, lfirst;
+  u32 t = tid_x();
+  if (t == 0) {
+    li = 0;
+    ld = 0;
+    lx = 5;
+    lfirst = 0;
+  }
+  barrier();
+  __builtin_amdgcn_atomic_inc32(&c[0], 50u, __ATOMIC_RELAXED, "agent");
+  __builtin_amdgcn_atomic_dec32(&c[1], 40u, __ATOMIC_RELAXED, "agent");
+  u32 old = __hip_atomic_exchange(&c[2], 0xABCDu, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  __hip_atomic_fetch_add(&c[3], old == 0x1234u ? 1u : 0u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  __builtin_amdgcn_atomic_inc32(&li, 20u, __ATOMIC_RELAXED, "workgroup");
+  __builtin_amdgcn_atomic_dec32(&ld, 30u, __ATOMIC_RELAXED, "workgroup");
+  u32 lold = __hip_atomic_exchange(&lx, 9u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+  __hip_atomic_fetch_add(&lfirst, lold == 5u ? 1u : 0u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+  barrier();
+  if (t == 0) {
+    u32 *o = lds_out + 4 * gid_x();
+    o[0] = li;
+    o[1] = ld;
+    o[2] = lx;
+    o[3] = lfirst;
+  }
+}

@@ -49,8 +49,9 @@ class Outcome:
 
 
 def _type_name(dtype) -> str:
-    return {np.uint32: "u32", np.int32: "i32", np.uint64: "u64", np.int64: "i64", np.float32: "f32",
-            np.float64: "f64", np.float16: "f16"}[np.dtype(dtype).type]
+    return {np.uint8: "u8", np.int8: "i8", np.uint16: "u16", np.int16: "i16", np.uint32: "u32", np.int32: "i32",
+            np.uint64: "u64", np.int64: "i64", np.float32: "f32", np.float64: "f64",
+            np.float16: "f16"}[np.dtype(dtype).type]
 
 
 def run_case(co: Path, case) -> Outcome:
@@ -83,7 +84,7 @@ def run_case(co: Path, case) -> Outcome:
         raw = m.memory.read(b["address"], arr.nbytes)
         got = np.frombuffer(raw, dtype=arr.dtype)
         want = np.asarray(want, dtype=arr.dtype)
-        ui = {2: np.uint16, 4: np.uint32, 8: np.uint64}[arr.dtype.itemsize]
+        ui = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[arr.dtype.itemsize]
         bad = np.nonzero(got.view(ui) != want.view(ui))[0]
         if bad.size:
             shown = ", ".join(f"[{k}] got {got[k].item()!r} want {want[k].item()!r}" for k in bad[:4].tolist())

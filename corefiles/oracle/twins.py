@@ -520,8 +520,73 @@ def case_wave_ops() -> Case:
     return Case("wave_ops", (n, 1, 1), (64, 1, 1), [a, Out(np.uint32, NWAVE * n), Out(np.uint64, 4)], twin)
 
 
+def case_narrow_mem() -> Case:
+    n = 128
+    b8 = _u32s(18, n, bits=8).astype(np.uint8)
+    s16 = _u32s(19, n, bits=16).astype(np.uint16).view(np.int16)
+    v4 = _u32s(20, 4 * n)
+
+    def i8(v: int) -> int:
+        v &= 0xFF
+        return v - 256 if v >> 7 else v
+
+    def i16(v: int) -> int:
+        v &= 0xFFFF
+        return v - 65536 if v >> 15 else v
+
+    def twin(wave: int):
+        o8 = np.zeros(n, dtype=np.uint8)
+        o16 = np.zeros(n, dtype=np.int16)
+        ov4 = np.zeros(4 * n, dtype=np.uint32)
+        o32 = np.zeros(4 * n, dtype=np.int32)
+        for g in range(n):
+            t, gb = g % 64, g - g % 64
+            c, sc, h, uh = int(b8[g]), i8(int(b8[g ^ 1])), int(s16[g]), int(s16[g ^ 3]) & 0xFFFF
+            c2 = (int(b8[gb + ((t + 5) & 63)]) + 1) & 0xFF
+            sc2 = i8(int(b8[gb + ((t + 17) & 63)]) + 1)
+            h2 = i16(int(s16[gb + ((t + 9) & 63)]) * 3)
+            uh2 = i16(int(s16[gb + ((t + 33) & 63)]) * 3) & 0xFFFF
+            q2 = [int(x) for x in v4[4 * (gb + 63 - t):4 * (gb + 63 - t) + 4]]
+            o8[g] = c2 ^ (sc & 0xFF)
+            o16[g] = i16(h2 + i16(uh))
+            ov4[4 * g:4 * g + 4] = [(q2[0] + sc) & M32, q2[1] ^ (h & M32), (q2[2] - c) & M32, (q2[3] * 3) & M32]
+            o32[4 * g:4 * g + 4] = [sc2, h2, uh2, c2 - sc]
+        return [o8, o16, ov4, o32]
+
+    return Case("narrow_mem", (n, 1, 1), (64, 1, 1),
+                [b8, s16, v4, Out(np.uint8, n), Out(np.int16, n), Out(np.uint32, 4 * n), Out(np.int32, 4 * n)], twin)
+
+
+def _inc(v: int, limit: int) -> int:
+    return 0 if v >= limit else v + 1
+
+
+def _dec(v: int, limit: int) -> int:
+    return limit if v == 0 or v > limit else v - 1
+
+
+def case_atomics_misc() -> Case:
+    n = 128
+    c0 = np.array([0, 0, 0x1234, 0], dtype=np.uint32)
+
+    def twin(wave: int):
+        c = [0, 0, 0xABCD, 1]
+        for _ in range(n):
+            c[0], c[1] = _inc(c[0], 50), _dec(c[1], 40)
+        lds = []
+        for _g in range(n // 64):
+            li, ld = 0, 0
+            for _ in range(64):
+                li, ld = _inc(li, 20), _dec(ld, 30)
+            lds += [li, ld, 9, 1]
+        return [np.array(c, dtype=np.uint32), np.array(lds, dtype=np.uint32)]
+
+    return Case("atomics_misc", (n, 1, 1), (64, 1, 1), [Out(np.uint32, 4, c0), Out(np.uint32, 4 * (n // 64))], twin)
+
+
 def all_cases() -> list[Case]:
     """Every oracle kernel with its inputs and twin, in source order."""
     return [case_lds_reduce_scan(), case_bitonic_sort(), case_histogram(), case_transpose(), case_calls(),
             case_intdiv(), case_intdiv(uniform=True), case_bitops(), case_bitops(uniform=True), case_int64_ops(),
-            case_int64_ops(uniform=True), case_fmath32(), case_fmath64(), case_fmath16(), case_wave_ops()]
+            case_int64_ops(uniform=True), case_fmath32(), case_fmath64(), case_fmath16(), case_wave_ops(),
+            case_narrow_mem(), case_atomics_misc()]

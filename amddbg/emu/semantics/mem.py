@@ -700,7 +700,7 @@ def _ds_fast(ctx, insn, kind: str, two: bool, st64: bool) -> bool:
     if two and size % 4:
         return False
     a = (read_vector(w, aop)[lanes].astype(np.int64) if aop is not None else np.zeros(len(lanes), dtype=np.int64))
-    b = np.concatenate([(a + o)[:, None] + _BYTE[size].astype(np.int64)[None, :] for o in offs], axis=1)
+    b = np.concatenate([((a + o) & M32)[:, None] + _BYTE[size].astype(np.int64)[None, :] for o in offs], axis=1)
     lds = ctx.machine.lds_of(w)
     if kind == "load":
         got = lds.gather(b)
@@ -763,9 +763,9 @@ def _ds_rw(kind: str, two: bool = False, st64: bool = False):
                 outs = [w.v[vd.register + k].copy() for k in range(2 * n)]
                 for ln in lanes:
                     a = int(addr[ln])
-                    rec[ln] = a + o0
+                    rec[ln] = (a + o0) & M32
                     for j, o in enumerate((o0, o1)):
-                        data = lds.read(a + o, size, ln)
+                        data = lds.read((a + o) & M32, size, ln)  # the address adds in 32 bits
                         for k in range(n):
                             outs[j * n + k][ln] = struct.unpack_from("<I", data, 4 * k)[0]
                 write_vector_multi(w, vd, outs)
@@ -776,9 +776,9 @@ def _ds_rw(kind: str, two: bool = False, st64: bool = False):
                 r1 = [read_vector(w, _reg(d1, k)) for k in range(n)]
                 for ln in lanes:
                     a = int(addr[ln])
-                    rec[ln] = a + o0
-                    lds.write(a + o0, b"".join(struct.pack("<I", int(r[ln])) for r in r0), ln)
-                    lds.write(a + o1, b"".join(struct.pack("<I", int(r[ln])) for r in r1), ln)
+                    rec[ln] = (a + o0) & M32
+                    lds.write((a + o0) & M32, b"".join(struct.pack("<I", int(r[ln])) for r in r0), ln)
+                    lds.write((a + o1) & M32, b"".join(struct.pack("<I", int(r[ln])) for r in r1), ln)
             ctx.record(MemOp(kind, "local", rec, 2 * size))
             return
         off = _offset(insn.text)
@@ -788,7 +788,7 @@ def _ds_rw(kind: str, two: bool = False, st64: bool = False):
             w.ensure_vgprs(vd.register + n)
             outs = [w.v[vd.register + k].copy() for k in range(n)]
             for ln in lanes:
-                a = int(addr[ln]) + off
+                a = (int(addr[ln]) + off) & M32
                 rec[ln] = a
                 _put_lane(outs, ln, lds.read(a, size, ln), size, signed)
             write_vector_multi(w, vd, outs)
@@ -797,7 +797,7 @@ def _ds_rw(kind: str, two: bool = False, st64: bool = False):
             n = max(1, size // 4)
             regs = [read_vector(w, _reg(d, k)) for k in range(n)]
             for ln in lanes:
-                a = int(addr[ln]) + off
+                a = (int(addr[ln]) + off) & M32
                 rec[ln] = a
                 if size >= 4:
                     data = b"".join(struct.pack("<I", int(r[ln])) for r in regs)
@@ -812,6 +812,46 @@ def _ds_rw(kind: str, two: bool = False, st64: bool = False):
 for _sfx in _DS_SIZE:
     semantic(f"ds_read_{_sfx}", f"ds_load_{_sfx}")(_ds_rw("load"))
     semantic(f"ds_write_{_sfx}", f"ds_store_{_sfx}")(_ds_rw("store"))
+
+
+def _ds_d16(kind: str, size: int, signed: bool, hi: bool):
+    """D16 forms: a load puts a (zero- or sign-extended) 16-bit value in one half of the VGPR and keeps the other
+    half; a store writes the byte or short held in bits [31:16] (_d16_hi)."""
+    def run(ctx, insn):
+        w = ctx.wave
+        addr, vops = _ds_addr(ctx, insn)
+        off = _offset(insn.text)
+        lds = ctx.machine.lds_of(w)
+        rec = {}
+        if kind == "load":
+            vd = next(o for o in insn.operands if o.is_dest)
+            w.ensure_vgprs(vd.register + 1)
+            out = w.v[vd.register].copy()
+            for ln in w.active_lanes():
+                a = (int(addr[ln]) + off) & M32
+                rec[ln] = a
+                v = int.from_bytes(lds.read(a, size, ln), "little")
+                if signed and v >> (8 * size - 1):
+                    v |= 0xFFFF ^ ((1 << (8 * size)) - 1)
+                old = int(out[ln])
+                out[ln] = (old & 0xFFFF) | (v << 16) if hi else (old & 0xFFFF0000) | v
+            write_vector_multi(w, vd, [out])
+        else:
+            data = read_vector(w, vops[1])
+            for ln in w.active_lanes():
+                a = (int(addr[ln]) + off) & M32
+                rec[ln] = a
+                lds.write(a, ((int(data[ln]) >> 16) & ((1 << (8 * size)) - 1)).to_bytes(size, "little"), ln)
+        ctx.record(MemOp(kind, "local", rec, size))
+
+    return run
+
+
+for _t, _size, _signed in (("u8", 1, False), ("i8", 1, True), ("u16", 2, False)):
+    semantic(f"ds_read_{_t}_d16", f"ds_load_{_t}_d16")(_ds_d16("load", _size, _signed, False))
+    semantic(f"ds_read_{_t}_d16_hi", f"ds_load_{_t}_d16_hi")(_ds_d16("load", _size, _signed, True))
+semantic("ds_write_b8_d16_hi", "ds_store_b8_d16_hi")(_ds_d16("store", 1, False, True))
+semantic("ds_write_b16_d16_hi", "ds_store_b16_d16_hi")(_ds_d16("store", 2, False, True))
 for _sfx in ("b32", "b64"):
     semantic(f"ds_read2_{_sfx}", f"ds_load_2addr_{_sfx}")(_ds_rw("load", True))
     semantic(f"ds_write2_{_sfx}", f"ds_store_2addr_{_sfx}")(_ds_rw("store", True))
@@ -845,7 +885,7 @@ def _ds_atomic(ctx, insn):
             new = s if old == int(data2[ln]) else old
         elif base in ("add_f", "add_f32"):
             new = _fadd(old, s, bits)
-        elif base == "wrxchg":
+        elif base in ("wrxchg", "storexchg"):  # GFX11+ calls ds_wrxchg ds_storexchg
             new = s
         else:
             key = base
@@ -876,6 +916,7 @@ for _n in ("add", "sub", "rsub", "inc", "dec", "min_i32", "max_i32", "min_u32", 
 _ATOM["rsub"] = lambda o, s, b: s - o
 for _n in ("min_i64", "max_i64", "min_u64", "max_u64"):  # 64-bit LDS min/max (ds_min_i64, ds_max_rtn_u64, ...)
     semantic(f"ds_{_n}", f"ds_{_n[:3]}_rtn{_n[3:]}")(_ds_atomic)
+semantic("ds_storexchg_rtn_b32", "ds_storexchg_rtn_b64")(_ds_atomic)
 
 
 @semantic("ds_bpermute_b32", "ds_permute_b32")

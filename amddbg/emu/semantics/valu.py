@@ -813,3 +813,71 @@ def v_cndmask_b16(ctx, insn):
     a, b = (_src16(ctx, insn, o) for o in ss[:2])
     sel = read_lane_mask(ctx, ss[2] if len(ss) > 2 else None)
     _dst16(ctx, insn, np.where(sel, b, a))
+
+
+# ---------------------------------------------------------------------------------------------- 16-bit integer
+# v_add_u16 (GFX9) / v_add_nc_u16 (GFX10+) and the other 16-bit integer ALU ops. Where the result goes: a named half
+# (GFX11 true16 "v1.l"/"v1.h") keeps the other half; otherwise GFX9 zeroes the high 16 bits and GFX10+ keep them,
+# with op_sel's last bit selecting the high half (LLVM's GCNSubtarget::zeroesHigh16BitsOfDest).
+
+
+def _op_sel(insn) -> list[int]:
+    m = re.search(r"op_sel:\[([01,]+)\]", insn.text)
+    return [int(x) for x in m.group(1).split(",")] if m else []
+
+
+def _isrc16(ctx, op, sel_bit: int) -> np.ndarray:
+    v = read_vector(ctx.wave, op, 32)
+    hi = _is_hi16(op) or (sel_bit == 1 and op.kind in (OperandKind.VGPR, OperandKind.SGPR)
+                          and not op.text.endswith(".l"))
+    return (v >> U32(16) if hi else v) & U32(0xFFFF)
+
+
+def _idst16(ctx, insn, vd, values: np.ndarray, sel: list[int], nsrc: int) -> None:
+    named = vd.text.endswith((".l", ".h"))
+    hi = _is_hi16(vd) if named else (len(sel) > nsrc and sel[nsrc] == 1)
+    keep = named or hi or ctx.wave.family != "gfx9"
+    old = read_vector(ctx.wave, vd, 32)
+    vals = values.astype(U32) & U32(0xFFFF)
+    if hi:
+        new = (old & U32(0xFFFF)) | (vals << U32(16)) if keep else vals << U32(16)
+    else:
+        new = (old & U32(0xFFFF0000)) | vals if keep else vals
+    write_vector(ctx.wave, vd, new)
+
+
+def _s16(v: np.ndarray) -> np.ndarray:
+    return v.astype(np.int32) - ((v.astype(np.int32) & 0x8000) << 1)
+
+
+_INT16 = {
+    "add_u16": lambda a, b: a + b, "add_nc_u16": lambda a, b: a + b, "add_nc_i16": lambda a, b: a + b,
+    "sub_u16": lambda a, b: a - b, "sub_nc_u16": lambda a, b: a - b, "sub_nc_i16": lambda a, b: a - b,
+    "subrev_u16": lambda a, b: b - a, "mul_lo_u16": lambda a, b: a * b,
+    "lshlrev_b16": lambda a, b: b << (a & U32(15)), "lshrrev_b16": lambda a, b: b >> (a & U32(15)),
+    "ashrrev_i16": lambda a, b: (_s16(b) >> (a & U32(15)).astype(np.int32)).astype(np.int64),
+    "max_u16": np.maximum, "min_u16": np.minimum,
+    "max_i16": lambda a, b: np.maximum(_s16(a), _s16(b)).astype(np.int64),
+    "min_i16": lambda a, b: np.minimum(_s16(a), _s16(b)).astype(np.int64),
+}
+
+
+def _int16(name: str):
+    fn = _INT16[name]
+
+    def run(ctx, insn):
+        if fmt_clamp(insn):  # saturating forms are not modelled
+            raise Unsupported(insn.text, insn.address)
+        vd, _, ss = _split(insn)
+        if not vd:
+            raise Unsupported(insn.text, insn.address)
+        sel = _op_sel(insn)
+        a, b = (_isrc16(ctx, o, sel[i] if i < len(sel) else 0) for i, o in enumerate(ss[:2]))
+        r = np.asarray(fn(a.astype(np.int64), b.astype(np.int64))) & 0xFFFF
+        _idst16(ctx, insn, vd[0], r, sel, 2)
+
+    return run
+
+
+for _name in _INT16:
+    semantic(f"v_{_name}")(_int16(_name))

@@ -179,9 +179,9 @@ def read_vector(w, op, bits: int = 32, fmt: str = "i") -> np.ndarray:
             return w.a[r].astype(np.uint64) | (w.a[r + 1].astype(np.uint64) << np.uint64(32))
         return w.a[r].copy()
     val = read_scalar(w, op, bits, fmt)
-    if bits == 64:
-        return np.full(w.lanes, val & M64, dtype=np.uint64)
-    return np.full(w.lanes, val & M32, dtype=np.uint32)
+    out = np.empty(w.lanes, dtype=np.uint64 if bits == 64 else np.uint32)  # np.full, without its Python layer
+    out.fill(val & (M64 if bits == 64 else M32))
+    return out
 
 
 def write_vector(w, op, values: np.ndarray, bits: int = 32, mask: np.ndarray | None = None) -> None:

@@ -75,13 +75,12 @@ def _apply_src_sel(vals: np.ndarray, sel: tuple[int, int] | None, sext: bool) ->
 def srcs(ctx, insn, bits: int = 32, fmt: str = "i") -> list[np.ndarray]:
     """Source values per lane with SDWA selects and float neg/abs modifiers applied."""
     w = ctx.wave
-    _, _, ss = _split(insn)
+    _, ss, sdwa, sels, _, _, _, _ = per_insn_cache(_FORMS, insn, _form)
     out = []
-    sdwa = insn.encoding.endswith("SDWA")
     for i, o in enumerate(ss):
         v = read_vector(w, o, bits, fmt)
         if sdwa and bits == 32:
-            v = _apply_src_sel(v, _sdwa_sel(insn.text, f"src{i}_sel"), "sext" in o.modifiers)
+            v = _apply_src_sel(v, sels[i], "sext" in o.modifiers)
         if fmt == "f" and o.modifiers:
             sign = U64(1 << 63) if bits == 64 else U32(1 << 31)
             if "abs" in o.modifiers:
@@ -94,28 +93,41 @@ def srcs(ctx, insn, bits: int = 32, fmt: str = "i") -> list[np.ndarray]:
 
 def dst(ctx, insn, values, bits: int = 32) -> None:
     w = ctx.wave
-    vd, _, _ = _split(insn)
+    vd, _, sdwa, _, sel, preserve, sext, clamp = per_insn_cache(_FORMS, insn, _form)
     if not vd:
         raise Unsupported(insn.text, insn.address)
     values = np.asarray(values)
-    if insn.encoding.endswith("SDWA") and bits == 32:
-        sel = _sdwa_sel(insn.text, "dst_sel")
+    if sdwa and bits == 32:
         if sel is not None and sel != (0, 32):
             off, width = sel
             old = read_vector(w, vd[0], 32)
             field = (values.astype(U32) & U32((1 << width) - 1)) << U32(off)
-            if "UNUSED_PRESERVE" in insn.text:
+            if preserve:
                 keep = U32(M32 ^ (((1 << width) - 1) << off))
                 values = (old & keep) | field
-            elif "UNUSED_SEXT" in insn.text:
+            elif sext:
                 top = (values.astype(U32) >> U32(width - 1)) & U32(1)
                 ext = np.where(top == 1, U32(M32 ^ ((1 << (off + width)) - 1)), U32(0))
                 values = field | ext
             else:
                 values = field
-    if fmt_clamp(insn) and values.dtype in (np.float32, np.float64):
+    if clamp and values.dtype in (np.float32, np.float64):
         values = np.clip(values, 0.0, 1.0)
     write_vector(w, vd[0], values, bits)
+
+
+_FORMS: dict = {}
+
+
+def _form(insn) -> tuple:
+    """What `srcs` and `dst` read from the instruction besides register values, derived once per instruction:
+    (vector dests, sources, SDWA?, source selects, dst_sel, UNUSED_PRESERVE, UNUSED_SEXT, clamp)."""
+    vd, _, ss = _split_once(insn)
+    text = insn.text
+    sdwa = insn.encoding.endswith("SDWA")
+    sels = tuple(_sdwa_sel(text, f"src{i}_sel") for i in range(len(ss))) if sdwa else ()
+    return (tuple(vd), tuple(ss), sdwa, sels, _sdwa_sel(text, "dst_sel") if sdwa else None,
+            "UNUSED_PRESERVE" in text, "UNUSED_SEXT" in text, fmt_clamp(insn))
 
 
 def fmt_clamp(insn) -> bool:

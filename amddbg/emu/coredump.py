@@ -8,6 +8,7 @@ segments) is saved, and the code object is named in the runtime's link map as a 
 
 from __future__ import annotations
 
+from amddbg.emu.errors import EmulatorError
 from amddbg.emu.wave import ENDED, FAULTED, TRAPPED
 
 
@@ -15,18 +16,18 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
     from amddbg.core.writer import CoreBuilder
 
     if layout not in ("split", "unified"):
-        from amddbg.emu.errors import EmulatorError
-
         raise EmulatorError(f"--layout must be split or unified, not {layout!r}")
     info = machine.dispatch_info
     b = CoreBuilder(arch=machine.processor, pid=4242)
     agent = b.add_agent(machine.processor, gpu_id=0x1002)
     data = bytes(machine.co.data)
     b.add_code_object(data, load_address=machine.load)
+    slot = _scratch_slot(machine)
+    tmpring, place = _scratch_layout(agent, len(machine.waves), slot)
     q = b.add_queue(agent, queue_id=1, ring_packets=64, read_dispatch_id=0,
                     scratch_backing_memory_location=info.get("scratch", 0) or 0,
-                    scratch_backing_memory_byte_size=max(len(machine.waves), 1) * info.get("private_size", 0) *
-                    machine.lanes)
+                    scratch_backing_memory_byte_size=max(len(machine.waves), 1) * slot,
+                    compute_tmpring_size=tmpring)
     d = b.add_dispatch(q, kernel_object=info["kernel_object"], grid=info["grid"], workgroup=info["block"],
                        kernarg_address=info["kernarg"], private_segment_size=info["private_size"],
                        group_segment_size=info["group_segment_size"])
@@ -39,10 +40,13 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
         if w.group_key not in first_of_group:
             first_of_group.add(w.group_key)
             lds = bytes(g.lds.data) if len(g.lds.data) else None
-        nsgpr = 104 if machine.family != "gfx9" else 102
+        se_id, scoreboard = place(w.index) if slot else (0, 0)
         b.add_wave(d, workgroup=w.workgroup, wave_in_group=w.wave_in_group, pc=w.pc, exec=w.exec,
-                   **_trap_fields(machine, w), m0=w.m0, mode=w.mode,
-                   sgprs=w.s[:nsgpr], vgprs=[row.tolist() for row in w.v], lds=lds, wave_size=w.lanes)
+                   **_trap_fields(machine, w), scratch_en=bool(slot), se_id=se_id, scoreboard_id=scoreboard,
+                   m0=w.m0, mode=w.mode,
+                   sgprs=_saved_sgprs(machine, w), sgpr_count=112 if machine.family == "gfx9" else None,
+                   vgprs=[row.tolist() for row in w.v],
+                   accvgprs=[row.tolist() for row in w.a] if w.a.size else (), lds=lds, wave_size=w.lanes)
     code_lo, code_hi = machine.load, machine.load + 0x1_0000_0000  # the code object's range: the writer places it
     for addr, chunk in machine.memory.segments():
         if code_lo <= addr < code_hi:
@@ -52,6 +56,44 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
         b.write_split(path)
     else:
         b.write_unified(path)
+
+
+def _saved_sgprs(machine, w) -> list[int]:
+    """s0..s107 as the context save area holds them: the architectural SGPRs, then the alias slots
+    (gfx9: flat_scratch, xnack_mask, vcc; gfx10+: vcc), so that `vcc` and `flat_scratch` read back."""
+    m32 = 0xFFFFFFFF
+    if machine.family == "gfx9":
+        return list(w.s[:102]) + [w.flat_scratch & m32, w.flat_scratch >> 32 & m32, 0, 0,
+                                  w.vcc & m32, w.vcc >> 32 & m32]
+    return list(w.s[:106]) + [w.vcc & m32, w.vcc >> 32 & m32]
+
+
+def _scratch_slot(machine) -> int:
+    """Bytes of one wave's scratch slot (the emulator's per-wave stride; a multiple of 1 KiB)."""
+    return (machine.dispatch_info.get("private_size", 0) * machine.lanes + 1023) // 1024 * 1024
+
+
+def _scratch_layout(agent, waves: int, slot: int):
+    """COMPUTE_TMPRING_SIZE and wave index -> (se_id, scoreboard id) such that the debugger's scratch formula
+    (amddbg.core.arch `scratch_region`) lands each wave on the slot the emulator gave it (base + index * slot)."""
+    if not slot:
+        return 0, lambda i: (0, 0)
+    fam = agent.family
+    e = agent.entry
+    spe = e.get("simd_arrays_per_engine") or 1
+    se = max(1, (e.get("array_count", 1) * max(1, e.get("num_xcc", 1))) // spe // max(1, e.get("num_xcc", 1)))
+    gfx11 = fam.name in ("gfx11", "gfx12")
+    unit = 256 if gfx11 else 1024
+    lo, hi = getattr(fam, "se_bits", (0, 0))
+    max_se = 1 << (hi - lo + 1) if hi >= lo else 1
+    max_scoreboard = 512 if fam.name == "gfx9" else 1024
+    for per_se in (waves, -(-waves // se)):  # every wave on SE 0 when it fits, else spread over the SEs
+        per_se = max(1, per_se)
+        field = per_se if gfx11 else per_se * se
+        if per_se <= max_scoreboard and field < 4096 and (waves - 1) // per_se < max_se:
+            tmpring = field | (slot // unit) << 12
+            return tmpring, lambda i, n=per_se: (i // n, i % n)
+    raise EmulatorError(f"{waves} waves with scratch do not fit the context save area's scratch slot encoding")
 
 
 def _trap_fields(machine, w) -> dict:

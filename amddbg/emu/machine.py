@@ -35,7 +35,7 @@ from amddbg.emu.barriers import (
     counters_for,
 )
 from amddbg.emu.errors import EmulatorError, MemoryViolation, Unsupported, WaveStop
-from amddbg.emu.memory import LDS, GlobalMemory
+from amddbg.emu.memory import LDS, PAGE, GlobalMemory
 from amddbg.emu.semantics import Ctx, load_all, lookup
 from amddbg.emu.semantics.salu import enter_trap_handler
 from amddbg.emu.wave import ENDED, FAULTED, READY, SLEEPING, TRAPPED, UNSUPPORTED, WAITING_BARRIER, Wave
@@ -47,7 +47,7 @@ PACKED_TID = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12"
 QUANTUM = 16
 LAUNCH_SPREAD = 2048  # seeded schedules: launch-time spread of the waves, in clocks
 DYNAMIC_STACK = 1024  # hipLimitStackSize's default, bytes of private stack per work-item
-SNAPSHOT_EVERY = 997
+SNAPSHOT_INSTRUCTIONS = 512  # sample the state about this often, at a fixed number of scheduler rounds
 
 
 def family_of(processor: str) -> str:
@@ -104,7 +104,7 @@ def _nth_permutation(items: list, n: int) -> list:
 
 
 class Machine:
-    def __init__(self, code_object, *, seed: int = 0) -> None:
+    def __init__(self, code_object, *, seed: int = 0, load_address: int = LOAD_ADDRESS) -> None:
         from amddbg.codeobj import CodeObject
 
         load_all()
@@ -118,7 +118,7 @@ class Machine:
         from amddbg.emu.caches import VectorCaches
 
         self.caches = VectorCaches(self.memory, self.family, self.processor)
-        self.load = LOAD_ADDRESS
+        self.load = load_address
         self.clock = 0
         self.waves: list[Wave] = []
         self.groups: list[Workgroup] = []
@@ -127,6 +127,8 @@ class Machine:
         self.kernel = None
         self.dispatch_info: dict = {}
         self.buffers: list[dict] = []
+        self.private_ranges: list[tuple[int, int]] = []  # scratch: memory only its own wave reads
+        self._shared_changes = 0  # samples at which memory other than scratch had changed
         self.barrier_misuse: list[dict] = []  # barrier misuses (barriers.py): kind, wave, pc, barrier id
         self._map_code_object()
 
@@ -205,11 +207,12 @@ class Machine:
                   for gx in range((grid[0] + block[0] - 1) // block[0])]
         wg_items = block[0] * block[1] * block[2]
         waves_per_group = (wg_items + lanes - 1) // lanes
-        per_wave_scratch = private_size * lanes
+        per_wave_scratch = (private_size * lanes + 1023) // 1024 * 1024  # the hardware's scratch slot granule
         n_waves = len(groups) * waves_per_group
         if n_waves > 1 << 16:
             raise EmulatorError(f"{n_waves} waves: the emulator runs at most 65,536 waves per dispatch")
         scratch = mem.alloc(max(per_wave_scratch * n_waves, 4), align=256) if per_wave_scratch else 0
+        self.private_ranges = [(scratch, scratch + per_wave_scratch * n_waves)] if per_wave_scratch else []
         kernargs, self.buffers = lay_out_kernargs(self, k, args, grid=grid, block=block, queue=queue,
                                                   packet=packet, size=kernarg_size)
         mem.write(kernarg, kernargs)
@@ -544,8 +547,9 @@ class Machine:
         t0 = time.perf_counter()
         total = 0
         seen: set[bytes] = set()
+        quiet_seen: dict[bytes, tuple] = {}  # quiet_fingerprint -> (shared changes, LDS writes) when sampled
+        rounds = 0
         rng = random.Random(self.seed) if self.seed else None  # seed 0: deterministic round-robin
-        caches = self.caches
         if rng is not None:  # a seeded schedule also launches the waves at different times, as a dispatcher may:
             fresh = [w for w in self.waves if w.state == READY and w.instructions == 0]
             if self.seed % 2:  # odd seeds: one after another, the (seed // 2)-th launch order (1, 3, 5... cover all)
@@ -553,7 +557,8 @@ class Machine:
             for k, w in enumerate(fresh):  # even seeds: all within LAUNCH_SPREAD clocks
                 delay = k * LAUNCH_SPREAD + rng.randrange(64) if self.seed % 2 else rng.randrange(LAUNCH_SPREAD)
                 w.state, w.sleep_until = SLEEPING, self.clock + delay
-        next_snapshot = SNAPSHOT_EVERY
+        caches = self.caches
+        sample_every = 0  # rounds between state samples, fixed at the first round (see below)
         while True:
             stopped = [w for w in self.waves if w.state in (TRAPPED, FAULTED, UNSUPPORTED)]
             if stopped:
@@ -598,8 +603,25 @@ class Machine:
                         x.state = READY
                 if w.state in (TRAPPED, FAULTED, UNSUPPORTED):
                     break
-            if total >= next_snapshot and not caches.pending_stores():  # stores in flight still change memory
-                next_snapshot = total + SNAPSHOT_EVERY
+            # The state at scheduler-round boundaries is a function of the previous round's state, so sampling every
+            # K-th round (K fixed) sees a repeat within one period of the machine: a loop whose state cycles through
+            # several values (an -O0 spill slot alternating) is caught as soon as it comes back.
+            rounds += 1
+            if not sample_every:
+                sample_every = max(1, SNAPSHOT_INSTRUCTIONS // max(1, total))
+            if rounds % sample_every == 0 and not caches.pending_stores():  # stores in flight still change memory
+                if any(not any(lo <= p * PAGE < hi for lo, hi in self.private_ranges) for p in self.memory.dirty):
+                    self._shared_changes += 1  # (read before the digests below clear the dirty pages)
+                # (only where nothing random acts: a seeded schedule or random cache evictions and drains could
+                # still let a wave see something new from the same state)
+                quiet = self.quiet_fingerprint() if rng is None and caches.rng is None else None
+                mark = (self._shared_changes, self._lds_writes())
+                if quiet is not None and quiet_seen.get(quiet) == mark:
+                    spinning = [w for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS)]
+                    return self._result("hang", f"the machine state repeats: {len(spinning)} wave(s) spin on memory "
+                                        "nothing will change", total, t0)
+                if quiet is not None:
+                    quiet_seen[quiet] = mark
                 fp = self.fingerprint()
                 if fp in seen:
                     spinning = [w for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS)]
@@ -612,13 +634,43 @@ class Machine:
         for w in self.waves:
             h.update(w.fingerprint())
             h.update(max(0, w.sleep_until - self.clock).to_bytes(8, "little"))
-        h.update(self.memory.version.to_bytes(8, "little"))
+        h.update(self.memory.content_digest().to_bytes(16, "little"))
         for level in (self.caches.lines, self.caches.gl1):
             h.update(repr(sorted((k, sorted(lines)) for k, lines in level.items())).encode())
         for g in self.groups:
             h.update(hashlib.blake2b(g.lds.data, digest_size=8).digest())
             h.update(bytes(sorted(g.arrived)))
         h.update(self.sync_state_bytes())
+        return h.digest()
+
+    def _lds_writes(self) -> int:
+        return sum(getattr(g.lds, "writes", 0) for g in self.groups)
+
+    def quiet_fingerprint(self) -> bytes:
+        """The state without its timing (sleep and wait-counter clocks, ready vs. waiting on a counter): what
+        the waves hold and where they are, and every byte of memory. Equal twice with no page outside the
+        waves' private scratch changed in between and no LDS store (the caller checks), every wave re-runs
+        the same instructions on the same values from there on, so nothing can ever change: a hang even when
+        the waves' relative timing keeps drifting (the exact state of several -O0 spin loops with wait
+        counters comes back only after a long common period)."""
+        from array import array
+
+        h = hashlib.blake2b(digest_size=16)
+        for w in self.waves:
+            h.update(w.pc.to_bytes(8, "little") + w.exec.to_bytes(8, "little") + w.vcc.to_bytes(8, "little"))
+            h.update(bytes([w.scc]))
+            h.update(array("Q", w.s).tobytes())
+            h.update(np.ascontiguousarray(w.v))
+            h.update(b"a" if w.state in (READY, SLEEPING, WAITING_COUNTERS) else w.state.encode())
+        h.update(self.memory.content_digest().to_bytes(16, "little"))
+        for level in (self.caches.lines, self.caches.gl1):
+            h.update(repr(sorted((k, sorted(lines)) for k, lines in level.items())).encode())
+        for g in self.groups:
+            h.update(hashlib.blake2b(g.lds.data, digest_size=8).digest())
+            h.update(bytes(sorted(g.arrived)))
+            bars = getattr(g, "barriers", None)
+            if bars is not None:
+                h.update(bars.state_bytes())
         return h.digest()
 
     def _result(self, status: str, reason: str, total: int, t0: float) -> RunResult:

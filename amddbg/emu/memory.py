@@ -190,6 +190,7 @@ class GlobalMemory:
 class LDS:
     def __init__(self, size: int) -> None:
         self.data = bytearray(size)
+        self.writes = 0  # stores that changed bytes (hang detection: LDS that can still change)
 
     def read(self, address: int, size: int, lane: int) -> bytes:
         if address < 0 or address + size > len(self.data):
@@ -199,7 +200,9 @@ class LDS:
     def write(self, address: int, data: bytes, lane: int) -> None:
         if address < 0 or address + len(data) > len(self.data):
             raise MemoryViolation(address, [lane], f"LDS write ({len(self.data)} bytes allocated)")
-        self.data[address:address + len(data)] = data
+        if self.data[address:address + len(data)] != data:
+            self.data[address:address + len(data)] = data
+            self.writes += 1
 
     def gather(self, addrs: np.ndarray) -> np.ndarray | None:
         """The bytes at `addrs` (int64, any shape), or None when one is outside the allocation (the caller then
@@ -219,7 +222,10 @@ class LDS:
             rev = flat[::-1]
             flat, first = np.unique(rev, return_index=True)
             vals = vals[::-1][first]
-        np.frombuffer(self.data, dtype=np.uint8)[flat] = vals
+        view = np.frombuffer(self.data, dtype=np.uint8)
+        if not np.array_equal(view[flat], vals):
+            view[flat] = vals
+            self.writes += 1
         return True
 
 

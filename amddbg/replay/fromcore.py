@@ -173,6 +173,8 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0)
             m.waves.append(w)
     if not state.threads:
         raise ReplayUnavailable("no wave of the dispatch could be rebuilt from the core")
+    slot = -(-private * lanes // 1024) * 1024  # the scratch slot granule; each wave's slot is private to it
+    m.private_ranges = [(w.scratch_base, w.scratch_base + slot) for w in m.waves if private and w.scratch_base]
     return state
 
 

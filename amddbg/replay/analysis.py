@@ -67,7 +67,8 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     info.update(wave_instructions=r.wave_instructions, status=r.status, reason=r.reason)
     misuse = _misuse_findings(program, r)
     static.findings += misuse
-    nv, pins = _not_visible(program, spinners, r, dispatch, budget, info) if r.status == "completed" else ([], {})
+    nv, pins = (_not_visible(program, spinners, r, dispatch, budget, info) if r.status in ("completed", "hang")
+                else ([], {}))
     if assumptions:  # replay the what-if under the visibility order the core shows (stale lines stay stale)
         r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, watch=watch, max_instructions=budget,
                    seconds=seconds)
@@ -104,6 +105,10 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
             exp = static
             exp.findings += _dynamic_spins(program, r, exp.findings)
             _fill_addresses(program, r, exp.findings)
+            if nv:  # waves that got out of their loop only because replay let them see the write
+                mine = {(tuple(w["workgroup"] or ()), w["wave_in_group"]) for f in nv for w in f.waves}
+                exp.findings = [f for f in exp.findings if f.kind != "spin_forever" or not any(
+                    (tuple(w["workgroup"] or ()), w["wave_in_group"]) in mine for w in f.waves)] + nv
             _find_cycles(program, exp.findings, dispatch, budget, info)
             for f in exp.findings:
                 if f.kind == "barrier_deadlock":
@@ -299,15 +304,15 @@ def _fill_addresses(program, r, findings: list) -> None:
             continue
         seen = Counter(a for w in f.waves for _pc, a in r.loads.get(w.get("thread"), []))
         if not seen:
+            seen = Counter(("local", a) for w in f.waves for _pc, a in r.lds_loads.get(w.get("thread"), []))
+        if not seen:
             continue
         address = seen.most_common(1)[0][0]
-        try:
-            value = int.from_bytes(program.read("global", address, 4), "little")
-        except AmddbgError:
-            value = None
-        f.details.update(address=f"{address:#x}", value=value, address_found_by="replay")
+        t = next((x for x in program.waves if x.number == f.waves[0].get("thread")), None)
+        value, shown = _flag_value(program, t, address)
+        f.details.update(address=shown, value=value, address_found_by="replay")
         f.summary = f.summary.replace("an address the registers do not give",
-                                      f"{address:#x}" + (f" (value {value} in the core)" if value is not None else ""))
+                                      shown + (f" (value {value} in the core)" if value is not None else ""))
 
 
 def _find_cycles(program, findings: list, dispatch, budget: int, info: dict) -> None:
@@ -340,6 +345,21 @@ def _find_cycles(program, findings: list, dispatch, budget: int, info: dict) -> 
                     f"; its only writer spins itself (on {other.details['address']}): a cycle through flags")
 
 
+def _flag_value(program, t, address) -> tuple[int | None, str]:
+    """(value in the core, printable address) of a polled flag: a global address, or ("local", offset) in the
+    wave's workgroup's LDS (ROCgdb's `local#0x...` spelling)."""
+    if isinstance(address, tuple):
+        shown = f"local#{address[1]:#x}"
+        try:
+            return int.from_bytes(program.read("local", address[1], 4, thread=t), "little"), shown
+        except AmddbgError:
+            return None, shown
+    try:
+        return int.from_bytes(program.read("global", address, 4), "little"), f"{address:#x}"
+    except AmddbgError:
+        return None, f"{address:#x}"
+
+
 def _dynamic_spins(program, r, static_findings) -> list[Finding]:
     """Spin findings for the waves the replay saw polling (the loads they kept repeating until the state repeated)
     that the saved registers alone could not explain (e.g. -O0 code reloading the flag pointer from the stack)."""
@@ -356,16 +376,21 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
         if w.state not in ("ready", "sleeping") or (tuple(t.workgroup or ()), t.wave_in_group) in covered:
             continue
         seen = r.loads.get(t.number) or []
+        local = False
+        if len(seen) < 2:
+            seen, local = r.lds_loads.get(t.number) or [], True
         if len(seen) < 2:
             continue
         (pc, address), n = Counter(seen).most_common(1)[0]
         if n < 2:
             continue
+        if local:
+            address = ("local", address)
         blocked = []
         for o in at_barrier:
             if o.workgroup != t.workgroup:
                 continue
-            for insn, addrs in _stores_ahead(o):
+            for insn, addrs in _stores_ahead(o, lds=local):
                 if addrs is None or address in set(addrs.values()):
                     blocked.append((o, insn))
         src = program.symbolize(pc)
@@ -385,20 +410,19 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
             if (loc["file"], loc["line"]) not in seen_lines:
                 seen_lines.add((loc["file"], loc["line"]))
                 locs.append(loc)
-        try:
-            value = int.from_bytes(program.read("global", address, 4), "little")
-        except AmddbgError:
-            value = None
+        value, shown = _flag_value(program, t, address)
         ws = g["waves"]
         wgs = {tuple(x.workgroup or ()) for x in ws}
         who = f"wave {ws[0].wave_in_group}" if len(ws) == 1 else f"{len(ws)} waves"
         where = f"of workgroup {next(iter(wgs))}" if len(wgs) == 1 else f"in {len(wgs)} workgroups"
-        summary = (f"{who} {where} keep polling {address:#x}" + (f" (value {value} in the core)" if value is not None
-                                                               else "")
+        verb = "keeps" if len(ws) == 1 else "keep"
+        summary = (f"{who} {where} {verb} polling {shown}"
+                   + (f" (value {value} in the core)" if value is not None else "")
                    + (": the only writers wait at a barrier these waves must reach first" if cause == "writer_blocked"
                       else ": replay ran every other wave on and none stores to it"))
         out.append(Finding("spin_forever", cause, summary, [_wave_doc(x) for x in ws], locs,
-                           {"address": f"{address:#x}", "value": value, "found_by": "replay"}))
+                           {"address": shown, "space": "local" if isinstance(address, tuple) else "global",
+                            "value": value, "found_by": "replay"}))
     return out
 
 

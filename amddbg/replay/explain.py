@@ -188,11 +188,11 @@ def _addresses(t, insn) -> dict | None:
     return None
 
 
-def _stores_ahead(t):
+def _stores_ahead(t, *, lds: bool = False):
     """Stores/atomics the wave can still execute (linear scan to its function's end, then in each caller from the
     return address: at -O0 a barrier sits in a called function), with their addresses when the address registers
     are not redefined on the way (innermost frame only); (insn, addresses | None)."""
-    out = _stores_ahead_from(t, t.pc, True)
+    out = _stores_ahead_from(t, t.pc, True, lds)
     try:
         frames = t.frames()
     except AmddbgError:
@@ -203,11 +203,11 @@ def _stores_ahead(t):
         if pc is None or pc in seen or getattr(f, "inline_depth", 0):
             continue
         seen.add(pc)
-        out += _stores_ahead_from(t, pc, False)
+        out += _stores_ahead_from(t, pc, False, lds)
     return out
 
 
-def _stores_ahead_from(t, pc: int, innermost: bool):
+def _stores_ahead_from(t, pc: int, innermost: bool, lds: bool = False):
     try:
         insns = t.program.disassemble(pc)
     except AmddbgError:
@@ -216,7 +216,11 @@ def _stores_ahead_from(t, pc: int, innermost: bool):
     out = []
     for k, i in enumerate(ahead):
         mem = i.memory
-        if mem is None or not (mem.is_store or mem.is_atomic) or mem.space.value in ("lds", "scratch"):
+        if mem is None or not (mem.is_store or mem.is_atomic) or mem.space.value == "scratch" or \
+                (mem.space.value == "lds") != lds:
+            continue  # LDS stores for an LDS flag (their addresses are not computed), global/flat ones otherwise
+        if lds:
+            out.append((i, None))
             continue
         addr_ops = [o for o in i.operands if not o.is_dest and o.kind in (OperandKind.SGPR, OperandKind.VGPR)]
         if mem.is_store and not mem.is_atomic:

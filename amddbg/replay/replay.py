@@ -84,6 +84,7 @@ class ReplayResult:
     loads: dict = field(default_factory=dict)  # core thread number -> recent global loads [(pc, address)]
     applied: list = field(default_factory=list)  # what each assumption changed, in words
     stores: dict = field(default_factory=dict)  # core thread number -> recent global stores [(pc, address)]
+    lds_loads: dict = field(default_factory=dict)  # core thread number -> recent LDS loads [(pc, LDS offset)]
 
     @property
     def machine(self):
@@ -205,6 +206,7 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
     left: dict = {}
     loads: dict = {}
     stores: dict = {}
+    lds: dict = {}
     watched = {by_number[n]: (n, rng) for n, rng in (watch or {}).items() if n in by_number}
     numbers = {w: t.number for w, t in state.threads.items()}
 
@@ -225,10 +227,14 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
                 a = op.addresses[min(op.addresses)]
                 if classify_flat(a)[0] == "global":
                     stores.setdefault(numbers.get(ev.wave), deque(maxlen=64)).append((ev.pc, a))
-            if op.kind in ("load", "atomic") and op.space in ("global", "generic") and op.addresses:
+            if op.kind in ("load", "atomic") and op.space in ("global", "generic", "local") and op.addresses:
                 lane = min(op.addresses)
                 a = op.addresses[lane]
-                if classify_flat(a)[0] != "global":
+                where, off = ("local", a & 0xFFFFFFFF) if op.space == "local" else classify_flat(a)
+                if where == "local":  # an LDS flag
+                    lds.setdefault(numbers.get(ev.wave), deque(maxlen=64)).append((ev.pc, off))
+                    continue
+                if where != "global":
                     continue
                 q = loads.setdefault(numbers.get(ev.wave), deque(maxlen=64))
                 q.append((ev.pc, a))
@@ -244,4 +250,5 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
         if watch and num in watch and num not in left and w.state == "ended":
             left[num] = w.pc
     return ReplayResult(r.status, r.reason, r.wave_instructions, time.perf_counter() - t0, state, left,
-                        {n: list(q) for n, q in loads.items()}, applied, {n: list(q) for n, q in stores.items()})
+                        {n: list(q) for n, q in loads.items()}, applied, {n: list(q) for n, q in stores.items()},
+                        {n: list(q) for n, q in lds.items()})

@@ -25,6 +25,9 @@ SCENARIOS = {
     "spin-cycle": ("spin_cycle", "128", "64", ["buf:i32:1", "buf:i32:1", "buf:i32:64"], "hang"),
     "assert-trap": ("assert_trap", "64", "64", ["buf:i32:64:values=" + ",".join(
         str(-v if v == 37 else v) for v in range(64)), "buf:i32:64"], "trap"),
+    "handshake-wrong-scope": ("handshake_wrong_scope", "128", "64", ["buf:i32:1", "buf:i32:1", "buf:i32:64"], "hang"),
+    "lds-spin": ("lds_spin", "128", "128", ["buf:i32:128"], "hang"),
+    "trap-in-callee": ("trap_in_callee", "64", "64", ["buf:i32:64:iota", "buf:i32:64"], "trap"),
     "slow-loop": ("slow_loop", "64", "64", ["buf:i32:64", "i32:300"], "limit"),
 }
 # scenarios whose core is taken part-way (the kernel would finish): instructions to run before writing the core

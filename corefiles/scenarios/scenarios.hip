@@ -109,3 +109,39 @@ __global__ void slow_loop(int *out, int n) {
   for (int i = 0; i < n; i++) acc = acc * 3 + (int)(lane ^ i);
   out[lane] = acc;
 }
+
+// handshake-wrong-scope: a request/acknowledge pair between two workgroups, both at workgroup scope: the reader
+// of the request keeps its stale line (and the acknowledgement would never be seen either).
+__global__ void handshake_wrong_scope(int *req, int *ack, int *out) {
+  unsigned lane = lane_x();
+  if (__builtin_amdgcn_workgroup_id_x() == 0) {
+    if (lane == 0) __hip_atomic_store(req, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_WORKGROUP);
+    while (__hip_atomic_load(ack, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP) == 0) __builtin_amdgcn_s_sleep(1);
+  } else {
+    while (__hip_atomic_load(req, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP) == 0) __builtin_amdgcn_s_sleep(1);
+    if (lane == 0) __hip_atomic_store(ack, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_WORKGROUP);
+  }
+  out[lane] = 1;
+}
+
+// lds-spin: the second wave of the workgroup polls a flag in LDS that nothing sets.
+__global__ void lds_spin(int *out) {
+  __shared__ int flag;
+  unsigned lane = lane_x();
+  if (lane == 0) flag = 0;
+  __builtin_amdgcn_s_barrier();
+  if (lane >= 64) {
+    while (__hip_atomic_load(&flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP) == 0) __builtin_amdgcn_s_sleep(1);
+  }
+  out[lane] = 1;
+}
+
+// trap-in-callee: the assertion fails in a function the kernel calls.
+__device__ __attribute__((noinline)) void check_positive(int v) {
+  if (v > 40) __builtin_trap();
+}
+__global__ void trap_in_callee(const int *in, int *out) {
+  unsigned lane = lane_x();
+  check_positive(in[lane]);
+  out[lane] = in[lane] + 1;
+}

@@ -35,6 +35,7 @@ from amddbg.replay.explain import (
     _pointer_origin,
     _wave_doc,
     static_explanation,
+    variable_at,
 )
 from amddbg.session.threads import WaveState
 
@@ -411,6 +412,9 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
                 seen_lines.add((loc["file"], loc["line"]))
                 locs.append(loc)
         value, shown = _flag_value(program, t, address)
+        var = variable_at(program, t, address) if not isinstance(address, tuple) else None
+        if var:
+            shown = f"{var} at {shown}"
         ws = g["waves"]
         wgs = {tuple(x.workgroup or ()) for x in ws}
         who = f"wave {ws[0].wave_in_group}" if len(ws) == 1 else f"{len(ws)} waves"
@@ -624,7 +628,9 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
         wg = tuple(t.workgroup or ())
         last = (f"the load last returned {seen}" if seen is not None else
                 f"the load's last value is not in the registers (replay pins {pinned})")
-        summary = (f"{who} of workgroup {wg} poll{'s' if len(members) == 1 else ''} {address:#x}: memory holds "
+        var = variable_at(program, t, address)
+        summary = (f"{who} of workgroup {wg} poll{'s' if len(members) == 1 else ''} "
+                   f"{var + ' at ' if var else ''}{address:#x}: memory holds "
                    f"{now} but {last}; the load is at most {scope}-scope ({how}), which does not "
                    f"make another workgroup's write visible"
                    + (f"; the write at {', '.join(wtext)}" if wtext else "; no store of this kernel to it is in view")
@@ -632,6 +638,7 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
         if fixed is not None:
             summary += (f"; replay with {' and '.join(fix)}: the loop {'ends' if fixed else 'still spins'}")
         findings.append(Finding("spin_forever", "not_visible", summary, [_wave_doc(m[0]) for m in members], locs,
-                                {"address": f"{address:#x}", "value": now, "last_read": seen, "pinned": pinned,
+                                {"address": f"{address:#x}", "variable": var, "value": now, "last_read": seen,
+                                 "pinned": pinned,
                                  "load_scope": scope, "needed_scope": "agent", "fix": fix, "fix_verified": fixed}))
     return findings, pins

@@ -233,6 +233,48 @@ def _stores_ahead_from(t, pc: int, innermost: bool, lds: bool = False):
     return out
 
 
+def variable_at(program, t, address: int) -> str | None:
+    """The kernel argument a global address points into, in source terms (`flag`, `out[5]`), from the kernarg
+    segment in the core, the metadata's argument offsets and the kernel's DWARF parameter names."""
+    d = t.dispatch
+    if d is None or d.kernarg_address is None:
+        return None
+    try:
+        frames = t.frames()
+        params = [a for a in frames[-1].arguments()] if frames else []
+    except AmddbgError:
+        return None
+    lco = program.code_object_at(t.pc)  # the kernel descriptor is in .rodata, the PC in .text of the same object
+    kernel = None
+    for k in (lco.codeobj.kernels if lco is not None else []):
+        if k.descriptor is not None and lco.load_address + k.descriptor.address == d.kernel_object:
+            kernel = k
+    args = [a for a in (getattr(kernel.metadata, "args", ()) if kernel is not None else ())
+            if not str(a.value_kind).startswith("hidden")]
+    best = None
+    for i, a in enumerate(args):
+        if a.value_kind not in ("global_buffer", "dynamic_shared_pointer") or i >= len(params):
+            continue
+        try:
+            base = int.from_bytes(program.read("global", d.kernarg_address + a.offset, 8), "little")
+        except AmddbgError:
+            continue
+        if base <= address < base + (1 << 24) and (best is None or base > best[0]):
+            best = (base, params[i])
+    if best is None:
+        return None
+    base, param = best
+    off = address - base
+    if off == 0:
+        return param.name
+    size = 4
+    try:
+        size = param.type.target.size or 4  # the pointee's size
+    except AttributeError:
+        pass
+    return f"{param.name}[{off // size}]" if off % size == 0 else f"{param.name}+{off:#x}"
+
+
 def _argument_pointer(program, t, insn) -> int | None:
     """The value of the kernel-argument pointer a global access is based on (read from the kernarg segment in the
     core), or None when the code does not show one or the segment is not in the core."""
@@ -241,7 +283,7 @@ def _argument_pointer(program, t, insn) -> int | None:
     except AmddbgError:
         return None
     d = t.dispatch
-    if origin is None or d is None or d.kernarg_address is None or origin[0] != _kernarg_sgpr(program, d):
+    if origin is None or d is None or d.kernarg_address is None or origin[0] != _kernarg_sgpr(program, d, t.pc):
         return None
     try:
         return int.from_bytes(program.read("global", d.kernarg_address + origin[1], 8), "little")
@@ -249,9 +291,9 @@ def _argument_pointer(program, t, insn) -> int | None:
         return None
 
 
-def _kernarg_sgpr(program, dispatch) -> int | None:
+def _kernarg_sgpr(program, dispatch, pc: int) -> int | None:
     """The first user SGPR holding the kernarg segment pointer (the manual's user SGPR order)."""
-    lco = program.code_object_at(dispatch.kernel_object or 0)
+    lco = program.code_object_at(pc)
     if lco is None:
         return None
     for k in lco.codeobj.kernels:
@@ -441,7 +483,9 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
                 if (loc["file"], loc["line"]) not in seen:
                     seen.add((loc["file"], loc["line"]))
                     locs.append(loc)
-            group = spin_groups[key] = Finding("spin_forever", cause, "", [], locs, {"address": where, "value": value})
+            var = variable_at(program, t, next(iter(polled.values()))) if polled else None
+            group = spin_groups[key] = Finding("spin_forever", cause, "", [], locs,
+                                               {"address": where, "value": value, "variable": var})
             findings.append(group)
         group.waves.append(_wave_doc(t))
         proven_hang = True
@@ -455,7 +499,8 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
         where_wg = (f"of workgroup {tuple(ws[0]['workgroup'] or ())}" if len(groups) == 1 else
                     f"in {len(groups)} workgroups")
         f.summary = (f"{who} {where_wg} poll{'s' if len(ws) == 1 else ''} "
-                     f"{f.details['address']}" + (f" (value {value} in the core)" if value is not None else "")
+                     + (f"{f.details['variable']} at " if f.details.get("variable") else "")
+                     + f"{f.details['address']}" + (f" (value {value} in the core)" if value is not None else "")
                      + (" and no live wave of the dispatch can store to it" if f.cause == "no_writer" else
                         "; the only writers wait at a barrier these waves must reach first, or spin on a flag "
                         "that is never set (a cycle)"))

@@ -233,6 +233,29 @@ def _stores_ahead_from(t, pc: int, innermost: bool, lds: bool = False):
     return out
 
 
+def _values_at(t) -> dict:
+    """The values that led to a stop: the innermost frame's arguments and locals for the wave's active lanes
+    (grouped by value as `print -lane all` shows them), those the compiler kept."""
+    out = {}
+    try:
+        frame = t.frames()[0]
+        variables = [*frame.arguments(), *frame.locals()]
+    except AmddbgError:
+        return out
+    lanes = set(t.active_lanes)
+    for v in variables[:8]:
+        try:
+            from amddbg.session.values import LaneValues
+
+            lv = v.lane_values()
+            text = LaneValues({ln: val for ln, val in lv.values.items() if ln in lanes}).format(marks=False)
+        except (AmddbgError, ValueError, TypeError):
+            continue
+        if "optimized out" not in text and "unavailable" not in text:
+            out[v.name] = text
+    return out
+
+
 def variable_at(program, t, address: int) -> str | None:
     """The kernel argument a global address points into, in source terms (`flag`, `out[5]`), from the kernarg
     segment in the core, the metadata's argument offsets and the kernel's DWARF parameter names."""
@@ -350,9 +373,13 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
         for (reason, where), ts in groups.items():
             k = kind if (kind == "trap" or "memory_violation" in reason or "address" in reason) else "fault"
             what = "stopped by a trap" if kind == "trap" else "faulted"
-            findings.append(Finding(k, reason, f"{len(ts)} wave(s) {what} ({reason}) at {where}",
+            values = _values_at(ts[0])
+            shown = "; ".join(f"{n} = {v}" for n, v in values.items())
+            findings.append(Finding(k, reason, f"{len(ts)} wave(s) {what} ({reason}) at {where}"
+                                    + (f"; {shown}" if shown else ""),
                                     [_wave_doc(t) for t in ts], [_loc(ts[0], "trap" if kind == "trap" else
-                                                                      "faulting access")]))
+                                                                      "faulting access")],
+                                    {"values": values} if values else {}))
     # -- spin-waits
     spin_info = {}
     for t in waves:

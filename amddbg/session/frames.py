@@ -114,7 +114,34 @@ class Frame:
         """The DWARF evaluation context of this physical frame (registers through the unwind rules)."""
         if self.physical is None:
             raise Unavailable("register", 0, 0, "this frame has no register context")
-        return self.physical.context
+        ctx = self.physical.context
+        if getattr(ctx, "frame_base_location", None) is None and hasattr(ctx, "use_abi_frame_base"):
+            self._set_frame_base(ctx)
+        return ctx
+
+    def _set_frame_base(self, ctx) -> None:
+        """Upstream clang says only `DW_AT_frame_base: DW_OP_regx SGPR33` (the frame pointer); the AMDGPU
+        convention gives its meaning (dwarf.unwind `use_abi_frame_base`): a wave-scaled scratch offset, or a
+        per-lane one where flat scratch is architected. Without it every `DW_OP_fbreg` local (all of -O0) would
+        be <unavailable>."""
+        from amddbg.dwarf.expr import decode
+
+        sub = next((sc for sc in self.scopes() if sc.kind == "subprogram"), None)
+        fb = sub.frame_base if sub is not None else None
+        if not fb:
+            return
+        try:
+            ops = decode(bytes(fb))
+        except Exception:  # noqa: BLE001 - an undecodable frame base leaves fbreg unavailable, as before
+            return
+        if len(ops) != 1 or ops[0].name != "DW_OP_regx" or not ops[0].operands:
+            return
+        proc = (self.code_object.processor if self.code_object is not None else "").split(":")[0]
+        swizzled = proc.startswith(("gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12"))
+        try:
+            ctx.use_abi_frame_base(ops[0].operands[0], swizzled_stack=swizzled)
+        except AmddbgError:
+            pass
 
 
 def wave_context(thread: WaveThread) -> TargetContext:
@@ -137,7 +164,7 @@ class _WaveMemoryAdapter:
 
 def wave_frames(thread: WaveThread, *, max_frames: int = 64) -> list[Frame]:
     program = thread.program
-    pc = thread.pc
+    pc = _stop_pc(thread)
     lco = program.code_object_at(pc)
     if lco is None:
         return [Frame(0, pc, None, None, None, 0, 0, "context", False, thread,
@@ -162,6 +189,21 @@ def wave_frames(thread: WaveThread, *, max_frames: int = 64) -> list[Frame]:
             out = _expand(thread, lco, pc, 0, "context", None)
         out[-1].stop_reason = f"cannot unwind further: {exc.message}"
     return out
+
+
+def _stop_pc(thread) -> int:
+    """Frame 0's PC. A trap handler that leaves the PC after the `s_trap` (runtime r_debug versions before 12)
+    would put the trap's frame on the next statement — or past the function's end, with no scope at all; the
+    frame is the `s_trap`'s, as ROCm 7's runtime leaves it (r_version 12: the wave halts at the s_trap)."""
+    pc = thread.pc
+    try:
+        if thread.wave.trap_id is not None:
+            prev = thread.program.instruction_before(pc)
+            if prev is not None and prev.mnemonic == "s_trap":
+                return prev.address
+    except (AmddbgError, AttributeError):
+        pass
+    return pc
 
 
 def _expand(thread, lco, pc: int, level: int, method: str, phys) -> list[Frame]:

@@ -195,3 +195,19 @@ def test_barrier_misuse_found_by_replay(tmp_path, stop):
     assert mis.cause == "wait_without_arrive" and [w["wave_in_group"] for w in mis.waves] == [1]
     assert mis.locations[0]["line"] == 94
     assert any(f.kind == "barrier_deadlock" and f.cause == "missing_arrivals" for f in exp.findings)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_o0_trap_shows_the_values_that_led_there(tmp_path, target):
+    """-O0 keeps `lane` and `v` on the stack (DW_OP_fbreg from DW_AT_frame_base SGPR33): the debugger reads them
+    per lane through the AMDGPU frame-base convention, and the trap finding names them for the trapping lane."""
+    core = _core_at_o0(tmp_path, "assert-trap", target)
+    exp = explain_core(core)
+    (f,) = [f for f in exp.findings if f.kind == "trap"]
+    assert f.details["values"]["lane"] == "37" and f.details["values"]["v"] == "-37"
+    prog = amddbg.open(core)
+    t = next(w for w in prog.waves if str(w.state) == "trapped")
+    prog.select_thread(t.number)
+    lane = next(ln for ln in t.active_lanes)
+    prog.select_lane(lane)
+    assert prog.evaluate("v").to_int() == -37 and prog.evaluate("lane").to_int() == 37

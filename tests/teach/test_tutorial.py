@@ -1,5 +1,6 @@
 """docs/tutorial.md cannot rot: every `$ amddbg ...` command in its console blocks is run and its output
-compared with the text that follows it (trailing spaces and the run's timing and replayed instruction counts are the only normalisation)."""
+compared with the text that follows it (trailing spaces, the run's timing and replayed instruction
+counts are the only normalisation)."""
 
 from __future__ import annotations
 

@@ -47,7 +47,8 @@ def main() -> int:
             dt = time.perf_counter() - t0
             rows.append((dt, core.name, exp))
             kinds = ",".join(sorted({f"{f.kind}/{f.cause}" for f in exp.findings}))
-            print(f"{core.name:38} {exp.verdict:8} {exp.replay.get('wave_instructions', 0):>8} wi  {dt:6.2f} s  {kinds}")
+            wi = exp.replay.get("wave_instructions", 0)
+            print(f"{core.name:38} {exp.verdict:8} {wi:>8} wi  {dt:6.2f} s  {kinds}")
     rows.sort(key=lambda r: -r[0])
     over = [r for r in rows if r[0] >= 5]
     print(f"\n{len(rows)} cores; slowest {rows[0][1]} {rows[0][0]:.2f} s; median {rows[len(rows) // 2][0]:.2f} s; "

@@ -16,7 +16,7 @@ def add_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the Explanation as JSON")
     p.add_argument("--assume", action="append", default=[], metavar="CHANGE",
                    help="what-if change applied before replay: acquire|release|scope:SCOPE@FILE:LINE, "
-                        "mem:ADDRESS=VALUE[:TYPE], skip-barrier@FILE:LINE (repeatable)")
+                        "mem:ADDRESS=VALUE[:TYPE], barrier-count:N, skip-barrier@FILE:LINE (repeatable)")
     p.add_argument("--sysroot", metavar="DIR")
     p.add_argument("--solib-search-path", metavar="PATH")
 

@@ -17,7 +17,8 @@ Assumptions (`--assume`, `Assumption.parse`) change the code or the state before
 - ``release:SCOPE@FILE:LINE`` — stores at that line release at SCOPE (the emulator's stores write through to
   L2, so this alone changes nothing the replay can see; it is accepted so that a fix naming both sides replays);
 - ``mem:ADDRESS=VALUE[:TYPE]`` — global memory holds VALUE (TYPE u8..u64/i8..i64, default u32);
-- ``skip-barrier@FILE:LINE`` — the workgroup barrier at that line is removed (every wave passes it).
+- ``skip-barrier@FILE:LINE`` — the workgroup barrier at that line is removed (every wave passes it);
+- ``barrier-count:N`` — every workgroup barrier expects N arrivals (waves already waiting go on when N arrived).
 SCOPE is one of wavefront, workgroup, agent, system.
 """
 
@@ -66,11 +67,14 @@ class Assumption:
             if ty not in TYPES:
                 raise UsageError(f"--assume {t!r}: unknown type {ty!r} (have: {', '.join(TYPES)})")
             return cls("mem", address=int(m.group(1), 0), value=int(m.group(2), 0), type=ty, text=t)
+        m = re.fullmatch(r"barrier-count:(\d+)", t)
+        if m:
+            return cls("barrier-count", value=int(m.group(1)), text=t)
         m = re.fullmatch(r"skip-barrier@(.+):(\d+)", t)
         if m:
             return cls("skip-barrier", file=m.group(1), line=int(m.group(2)), text=t)
         raise UsageError(f"--assume {t!r}: expected acquire|release|scope:SCOPE@FILE:LINE, "
-                         "mem:ADDRESS=VALUE[:TYPE] or skip-barrier@FILE:LINE")
+                         "mem:ADDRESS=VALUE[:TYPE], barrier-count:N or skip-barrier@FILE:LINE")
 
 
 @dataclass
@@ -124,6 +128,15 @@ def _apply(program, state: CoreReplayState, a: Assumption) -> str:
         except MemoryViolation:
             raise UsageError(f"--assume {a.text!r}: {a.address:#x} is not in the core's memory") from None
         return f"memory at {a.address:#x} holds {a.value} ({a.type})"
+    if a.kind == "barrier-count":
+        from amddbg.emu.barriers import WORKGROUP
+
+        if a.value < 1:
+            raise UsageError(f"--assume {a.text!r}: a barrier expects at least one wave")
+        for g in m.groups:
+            m.barriers_of(g).objects[WORKGROUP].expected = a.value
+            m._check_barrier(g)  # waves already waiting go on when that many have arrived
+        return f"every workgroup barrier expects {a.value} wave(s)"
     pcs = _line_addresses(program, m, a.file, a.line)
     if not pcs:
         raise UsageError(f"--assume {a.text!r}: no instruction of the replayed code object is at {a.file}:{a.line}")

@@ -152,11 +152,15 @@ def test_assume_memory_value_and_skipped_barrier():
     assert exp.verdict == "no_hang"
     exp = explain_core(str(SC / "barrier-deadlock-gfx90a.gpu"), assume=["skip-barrier@scenarios.hip:9"])
     assert exp.verdict == "no_hang"
+    # a barrier that expects only the wave already there lets it set the flag; expecting all four changes nothing
+    assert explain_core(str(SC / "barrier-deadlock-gfx1100.gpu"), assume=["barrier-count:1"]).verdict == "no_hang"
+    assert explain_core(str(SC / "barrier-deadlock-gfx90a.gpu"), assume=["barrier-count:4"]).verdict == "hang"
     with pytest.raises(UsageError, match="not in the core"):
         explain_core(str(SC / "barrier-deadlock-gfx90a.gpu"), assume=["mem:0x0=0"])
 
 
-@pytest.mark.parametrize("spec", ["bogus", "acquire:galaxy@x.hip:3", "mem:0x10=1:f99", "acquire:agent@nowhere.c:1"])
+@pytest.mark.parametrize("spec", ["bogus", "acquire:galaxy@x.hip:3", "mem:0x10=1:f99", "acquire:agent@nowhere.c:1",
+                                  "barrier-count:0"])
 def test_bad_assumptions_are_user_errors(spec):
     with pytest.raises(UsageError):
         explain_core(str(SC / "spin-wrong-scope-gfx90a.gpu"), assume=[Assumption.parse(spec)] if spec.startswith(

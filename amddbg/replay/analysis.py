@@ -53,6 +53,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     info = {"wave_instructions": 0, "seconds": 0.0}
     if static.verdict in ("fault", "trap") and not assumptions:
         info["method"] = "static analysis; the dispatch stopped at a fault or trap, so nothing runs after it"
+        _fault_details(program, static, dispatch, info)
         return _done(static, info, t0)
     if not program.waves:
         static.verdict = "no_hang"
@@ -240,6 +241,55 @@ def _explain_replayed(r, dispatch) -> Explanation:
             prog.close()
     finally:
         os.unlink(path)
+
+
+def _fault_details(program, exp: Explanation, dispatch, info: dict) -> None:
+    """The faulting lanes and addresses of a memory violation: the saved PC is the faulting access, so the rebuilt
+    wave executes it once more and the emulator says which lanes touched which unmapped address; the address is
+    named by the kernel argument it came from when it lies past one (`out[1048576]`)."""
+    import re
+
+    from amddbg.emu.errors import MemoryViolation
+    from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
+
+    faults = [f for f in exp.findings if f.kind == "memory_violation"]
+    if not faults:
+        return
+    try:
+        state = machine_from_program(program, dispatch=dispatch)
+    except (ReplayUnavailable, AmddbgError):
+        return
+    m = state.machine
+    by_thread = {t.number: w for w, t in state.threads.items()}
+    for f in faults:
+        for doc in f.waves[:1]:
+            w = by_thread.get(doc.get("thread"))
+            if w is None:
+                continue
+            w.state = "ready"
+            try:
+                m.step_wave(w)
+            except (MemoryViolation, AmddbgError):
+                pass
+            hit = re.search(r"(read|write|access) of unmapped address (0x[0-9a-f]+) \(lanes ([^)]*)\)", w.reason or "")
+            if w.state != "faulted" or hit is None:
+                continue
+            address = int(hit.group(2), 16)
+            t = state.threads[w]
+            var = _variable_near(program, t, address)
+            f.details.update(access=hit.group(1), address=f"{address:#x}", lanes=hit.group(3),
+                             **({"variable": var} if var else {}))
+            f.summary += (f": {hit.group(1)} of unmapped address {address:#x} by lanes {hit.group(3)}"
+                          + (f" ({var})" if var else ""))
+    info["wave_instructions"] = info.get("wave_instructions", 0) + len(faults)
+
+
+def _variable_near(program, t, address: int) -> str | None:
+    """`variable_at`, but an address far past a buffer (a wild index) is still named after the argument."""
+    name = variable_at(program, t, address)
+    if name is not None:
+        return name
+    return variable_at(program, t, address, window=1 << 40)
 
 
 def _stopped_findings(r) -> list[Finding]:

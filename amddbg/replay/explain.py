@@ -256,7 +256,7 @@ def _values_at(t) -> dict:
     return out
 
 
-def variable_at(program, t, address: int) -> str | None:
+def variable_at(program, t, address: int, *, window: int = 1 << 24) -> str | None:
     """The kernel argument a global address points into, in source terms (`flag`, `out[5]`), from the kernarg
     segment in the core, the metadata's argument offsets and the kernel's DWARF parameter names."""
     d = t.dispatch
@@ -282,7 +282,7 @@ def variable_at(program, t, address: int) -> str | None:
             base = int.from_bytes(program.read("global", d.kernarg_address + a.offset, 8), "little")
         except AmddbgError:
             continue
-        if base <= address < base + (1 << 24) and (best is None or base > best[0]):
+        if base <= address < base + window and (best is None or base > best[0]):
             best = (base, params[i])
     if best is None:
         return None
@@ -374,7 +374,7 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
             k = kind if (kind == "trap" or "memory_violation" in reason or "address" in reason) else "fault"
             what = "stopped by a trap" if kind == "trap" else "faulted"
             values = _values_at(ts[0])
-            shown = "; ".join(f"{n} = {v}" for n, v in values.items())
+            shown = "; ".join(f"{n} = {v}" for n, v in values.items() if len(v) <= 60)  # the rest: details
             findings.append(Finding(k, reason, f"{len(ts)} wave(s) {what} ({reason}) at {where}"
                                     + (f"; {shown}" if shown else ""),
                                     [_wave_doc(t) for t in ts], [_loc(ts[0], "trap" if kind == "trap" else

@@ -255,9 +255,13 @@ def _vmem(kind: str):
         if space == "private":
             a &= np.uint64(M32)
         lane_list = lanes.tolist()
-        addrs = dict(zip(lane_list, a.tolist(), strict=True))
+        alist = a.tolist()
+        addrs = dict(zip(lane_list, alist, strict=True))
         policy = dict(policy_items)
         ctx.record(MemOp(kind, space if space != "flat" else "generic", addrs, size, policy))
+        if lane_list and alist.count(alist[0]) == len(alist) and _vmem_uniform(
+                ctx, w, kind, space, lanes, lane_list, alist[0], vdst, size, signed, hi, d16, policy, data_regs):
+            return
         if lane_list and _vmem_fast(ctx, w, kind, space, lanes, lane_list, a, vdst, size, signed, hi, d16, policy,
                                     data_regs):
             return
@@ -299,6 +303,34 @@ def _private_bytes(w, lanes: np.ndarray, a: np.ndarray, size: int) -> np.ndarray
     pa = a[:, None] + _BYTE[size][None, :]
     return (np.uint64(w.scratch_base) + (pa >> np.uint64(2)) * np.uint64(w.lanes * 4)
             + (lanes.astype(np.uint64) * np.uint64(4))[:, None] + (pa & np.uint64(3)))
+
+
+def _vmem_uniform(ctx, w, kind, space, lanes, lane_list, a0, vdst, size, signed, hi, d16, policy, data_regs) -> bool:
+    """Every lane at one address (a stack slot, a polled flag, a uniform load): scratch as one run of lanes, a
+    global load as one access whose bytes every lane receives (the later lanes of the lane-by-lane path only hit
+    what the first one filled, so the caches end the same). False: the general paths decide."""
+    if space == "flat":
+        sub, a0 = classify_flat(a0)
+        space = {"global": "global", "private": "private"}.get(sub)
+        if space is None:
+            return False
+    if space == "private":
+        if a0 & 3 or size & 3 or a0 + size > w.private_size:
+            return False
+        return _private_uniform(ctx, w, kind, lanes, a0, size, vdst, data_regs)
+    if kind != "load" or vdst is None or (size < 4 and d16) or a0 + size > _M64:
+        return False
+    data = _access(ctx, "global", a0, lane_list[0], size, policy=policy)
+    n = max(1, size // 4)
+    w.ensure_vgprs(vdst.register + n)
+    outs = [w.v[vdst.register + i].copy() for i in range(n)]
+    if size >= 4:
+        for i in range(n):
+            outs[i][lanes] = struct.unpack_from("<I", data, 4 * i)[0]
+    else:
+        outs[0][lanes] = int.from_bytes(data, "little", signed=signed) & M32
+    write_vector_multi(w, vdst, outs)
+    return True
 
 
 def _private_uniform(ctx, w, kind, lanes, a0, size, vdst, data_regs) -> bool:

@@ -634,14 +634,22 @@ class Machine:
         for w in self.waves:
             h.update(w.fingerprint())
             h.update(max(0, w.sleep_until - self.clock).to_bytes(8, "little"))
+        self._memory_state(h)
+        h.update(self.sync_state_bytes())
+        return h.digest()
+
+    def _memory_state(self, h) -> None:
+        """Memory contents, every cached line (address and bytes: a stale line is state), each workgroup's LDS
+        and workgroup-barrier arrivals, into the digest `h`."""
         h.update(self.memory.content_digest().to_bytes(16, "little"))
         for level in (self.caches.lines, self.caches.gl1):
-            h.update(repr(sorted((k, sorted(lines)) for k, lines in level.items())).encode())
+            for k, lines in sorted(level.items()):
+                h.update(k.to_bytes(8, "little", signed=True))
+                for base, line in sorted(lines.items()):
+                    h.update(base.to_bytes(8, "little") + bytes(line))
         for g in self.groups:
             h.update(hashlib.blake2b(g.lds.data, digest_size=8).digest())
             h.update(bytes(sorted(g.arrived)))
-        h.update(self.sync_state_bytes())
-        return h.digest()
 
     def _lds_writes(self) -> int:
         return sum(getattr(g.lds, "writes", 0) for g in self.groups)
@@ -662,12 +670,8 @@ class Machine:
             h.update(array("Q", w.s).tobytes())
             h.update(np.ascontiguousarray(w.v))
             h.update(b"a" if w.state in (READY, SLEEPING, WAITING_COUNTERS) else w.state.encode())
-        h.update(self.memory.content_digest().to_bytes(16, "little"))
-        for level in (self.caches.lines, self.caches.gl1):
-            h.update(repr(sorted((k, sorted(lines)) for k, lines in level.items())).encode())
+        self._memory_state(h)
         for g in self.groups:
-            h.update(hashlib.blake2b(g.lds.data, digest_size=8).digest())
-            h.update(bytes(sorted(g.arrived)))
             bars = getattr(g, "barriers", None)
             if bars is not None:
                 h.update(bars.state_bytes())

@@ -543,6 +543,30 @@ class Machine:
         elif state in (TRAPPED, FAULTED):
             enter_trap_handler(self, w, state)
 
+    def step(self, hook: Callable | None = None) -> StepEvent | None:
+        """Execute one instruction of the next ready wave (round-robin from the last one stepped), waking
+        sleeping and counter-waiting waves when the clock allows; the `StepEvent`, or None when no wave can run
+        (every wave ended, stopped, or waits at a barrier). For scripts and teaching: `run()` is the fast path."""
+        if any(w.state in (TRAPPED, FAULTED, UNSUPPORTED) for w in self.waves):
+            return None
+        while True:
+            for w in self.waves:
+                if w.state in (SLEEPING, WAITING_COUNTERS) and w.sleep_until <= self.clock:
+                    w.state = READY
+            ready = [w for w in self.waves if w.state == READY]
+            if ready:
+                break
+            waiting = [w for w in self.waves if w.state in (SLEEPING, WAITING_COUNTERS)]
+            if not waiting:
+                return None
+            self.clock = max(self.clock, min(w.sleep_until for w in waiting))
+        last = getattr(self, "_stepped", -1)
+        w = next((x for x in ready if x.index > last), ready[0])
+        self._stepped = w.index
+        seen: list = []
+        self.step_wave(w, lambda ev: (seen.append(ev), hook(ev) if hook is not None else None))
+        return seen[0] if seen else None
+
     def run(self, max_instructions: int | None = None, hook: Callable | None = None) -> RunResult:
         t0 = time.perf_counter()
         total = 0

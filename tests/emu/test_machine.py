@@ -125,3 +125,18 @@ def test_unsupported_instruction_stops_the_wave_with_its_text():
     r = m.run(max_instructions=50_000)
     if r.status == "unsupported":
         assert r.reason.startswith("unsupported instruction ") and " at 0x" in r.reason
+
+
+def test_step_executes_one_instruction_round_robin():
+    """Machine.step(): one instruction of the next ready wave each call, in turn; the same end as run()."""
+    m = Machine(CO / "llvm22-gfx90a-w64-O2-hip.co")
+    m.dispatch("divergent_barrier", (256, 1, 1), (256, 1, 1), ["buf:i32:256", "buf:i32:1:fill=1"])
+    first = [m.step() for _ in range(4)]
+    assert [ev.wave.index for ev in first] == [0, 1, 2, 3]
+    assert all(ev.pc == first[0].pc for ev in first)  # every wave starts at the entry
+    n = 4
+    while m.step() is not None:
+        n += 1
+        assert n < 100_000
+    assert all(w.state == "ended" for w in m.waves)
+    assert read_buffer(m, m.buffers[0]) == expected_divergent(256)

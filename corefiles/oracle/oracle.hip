@@ -465,3 +465,29 @@ extern "C" __global__ void atomics_misc(u32 *c, u32 *lds_out) {
     o[3] = lfirst;
   }
 }
+
+// Address arithmetic: negative and large immediate offsets on global, LDS (a 40 KiB array) and private memory.
+#define BIG 10240
+extern "C" __global__ void offsets(const i32 *in, i32 *out, u64 *out64) {
+  __shared__ i32 big[BIG];
+  u32 t = tid_x();
+  u32 g = gid_x() * 64 + t;
+  const i32 *p = in + 64 + g;  // in[] has 64 guard elements on each side of the 64 * groups used ones
+  i32 s = p[-64] + p[-17] * 3 + p[-1] * 5 + p[0] * 7 + p[1] * 11 + p[63] * 13;
+  for (u32 i = t; i < BIG; i += 64) big[i] = (i32)(i * 7u) ^ s;
+  barrier();
+  i32 l = big[BIG - 1 - t] + big[t + 8192] - big[(t * 37u) % BIG];
+  i32 priv[12];
+  for (int i = 0; i < 12; i++) priv[i] = p[i - 6] + i;
+  i32 pv = priv[(u32)s % 12u] - priv[11 - (t % 12u)];
+  out[3 * g + 0] = s;
+  out[3 * g + 1] = l;
+  out[3 * g + 2] = pv;
+  // a 64-bit compare-and-swap loop on every 8th work-item (adding: the total does not depend on the order)
+  if ((t & 7) == 0) {
+    u64 cur = __hip_atomic_load(&out64[0], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+    while (!__hip_atomic_compare_exchange_strong(&out64[0], &cur, cur + (u64)(u32)s * 0x100000001ull, __ATOMIC_RELAXED,
+                                                 __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)) {
+    }
+  }
+}

@@ -584,9 +584,41 @@ def case_atomics_misc() -> Case:
     return Case("atomics_misc", (n, 1, 1), (64, 1, 1), [Out(np.uint32, 4, c0), Out(np.uint32, 4 * (n // 64))], twin)
 
 
+BIG = 10240
+
+
+def case_offsets() -> Case:
+    n = 128
+    a = np.array([(int(x) % 2001) - 1000 for x in _u32s(21, n + 128)], dtype=np.int32)
+
+    def twin(wave: int):
+        out = np.zeros(3 * n, dtype=np.int32)
+        total = 0
+        ss = [0] * n
+        for g in range(n):
+            p = 64 + g
+            ss[g] = s32(int(a[p - 64]) + int(a[p - 17]) * 3 + int(a[p - 1]) * 5 + int(a[p]) * 7 + int(a[p + 1]) * 11
+                        + int(a[p + 63]) * 13)
+        for g in range(n):
+            t, gb, s = g % 64, g - g % 64, ss[g]
+
+            def big(i: int, gb: int = gb) -> int:
+                return s32(((i * 7) & M32) ^ (ss[gb + i % 64] & M32))
+
+            p = 64 + g
+            priv = [s32(int(a[p + i - 6]) + i) for i in range(12)]
+            out[3 * g:3 * g + 3] = [s, s32(big(BIG - 1 - t) + big(t + 8192) - big((t * 37) % BIG)),
+                                    s32(priv[(s & M32) % 12] - priv[11 - t % 12])]
+            if t % 8 == 0:
+                total += (s & M32) * 0x100000001
+        return [out, np.array([total & M64], dtype=np.uint64)]
+
+    return Case("offsets", (n, 1, 1), (64, 1, 1), [a, Out(np.int32, 3 * n), Out(np.uint64, 1)], twin)
+
+
 def all_cases() -> list[Case]:
     """Every oracle kernel with its inputs and twin, in source order."""
     return [case_lds_reduce_scan(), case_bitonic_sort(), case_histogram(), case_transpose(), case_calls(),
             case_intdiv(), case_intdiv(uniform=True), case_bitops(), case_bitops(uniform=True), case_int64_ops(),
             case_int64_ops(uniform=True), case_fmath32(), case_fmath64(), case_fmath16(), case_wave_ops(),
-            case_narrow_mem(), case_atomics_misc()]
+            case_narrow_mem(), case_atomics_misc(), case_offsets()]

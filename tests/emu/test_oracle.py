@@ -47,7 +47,7 @@ def _params():
 def test_corpus_is_complete():
     """24 objects: both compilers x (gfx90a, gfx942 wave64; gfx1100, gfx1200 wave32 and wave64) x O0/O2."""
     assert len(OBJECTS) == 24, [p.name for p in OBJECTS]
-    assert len(CASES) == 17
+    assert len(CASES) == 18
 
 
 @pytest.mark.parametrize("obj,kernel", _params())

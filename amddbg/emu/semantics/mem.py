@@ -156,7 +156,7 @@ def _lane_addresses(ctx, insn, space_hint: str):
     for o in insn.operands:
         if o.kind is OperandKind.OFFSET:
             off = int(o.value or 0)
-            if off >> 31:
+            if off >= 1 << 31:  # a 32-bit pattern; the decoder may already give a negative value
                 off -= 1 << 32
     base_s = 0
     if saddr is not None:
@@ -220,7 +220,7 @@ def _vmem_plan(insn) -> tuple:
     for o in insn.operands:
         if o.kind is OperandKind.OFFSET:
             off = int(o.value or 0)
-            if off >> 31:
+            if off >= 1 << 31:  # a 32-bit pattern; the decoder may already give a negative value
                 off -= 1 << 32
     if saddr is not None and saddr.kind is OperandKind.SPECIAL and saddr.text == "off":
         saddr = None

@@ -49,6 +49,10 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
 
     t0 = time.perf_counter()
     assumptions = [a if isinstance(a, Assumption) else Assumption.parse(a) for a in assume]
+    if dispatch is not None and not any(dispatch in (t.dispatch_handle, t.dispatch_id) for t in program.waves):
+        have = sorted({t.dispatch_handle for t in program.waves if t.dispatch_handle is not None})
+        raise UsageError(f"--dispatch {dispatch}: no wave of the core belongs to it "
+                         f"(dispatches with waves: {', '.join(map(str, have)) or 'none'})")
     static = static_explanation(program, dispatch=dispatch)
     info = {"wave_instructions": 0, "seconds": 0.0}
     if static.verdict in ("fault", "trap") and not assumptions:
@@ -56,8 +60,11 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         _fault_details(program, static, dispatch, info)
         return _done(static, info, t0)
     if not program.waves:
-        static.verdict = "no_hang"
-        info["method"] = "the core holds no GPU wave"
+        # a damaged core that lost its waves proves nothing; only a whole core without waves is no hang
+        static.verdict = "unknown" if program.warnings else "no_hang"
+        info["method"] = "the core holds no GPU wave" + (
+            f" it could read ({len(program.warnings)} warning(s), first: {program.warnings[0]})"
+            if program.warnings else "")
         return _done(static, info, t0)
     spinners = _spinners(program, dispatch)
     watch = {num: sp["loop"] for num, sp in spinners.items()}

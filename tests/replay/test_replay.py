@@ -225,3 +225,20 @@ def test_fault_names_lanes_address_and_variable(target):
     (f,) = [f for f in exp.findings if f.kind == "memory_violation"]
     assert f.details["access"] == "write" and f.details["lanes"] in ("60", "28")
     assert f.details["variable"] == "out[62914560]"
+
+
+def test_truncated_core_is_unknown_not_no_hang(tmp_path):
+    """A core cut short loses its waves: that proves nothing (unknown, exit 0), and the input is untouched."""
+    src = SC / "barrier-deadlock-gfx90a.gpu"
+    cut = tmp_path / "cut.gpu"
+    cut.write_bytes(src.read_bytes()[:5000])
+    before = cut.read_bytes()
+    exp = explain_core(str(cut))
+    assert exp.verdict == "unknown" and "warning" in exp.replay["method"]
+    assert cut.read_bytes() == before
+
+
+def test_unknown_dispatch_is_a_user_error():
+    with pytest.raises(UsageError, match="--dispatch 99"):
+        explain_core(str(SC / "barrier-deadlock-gfx90a.gpu"), dispatch=99)
+    assert explain_core(str(SC / "barrier-deadlock-gfx90a.gpu"), dispatch=1).verdict == "hang"

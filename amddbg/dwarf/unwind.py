@@ -135,13 +135,16 @@ class CodeInfo:
 
     @property
     def swizzled_stack(self) -> bool:
-        """True where the stack pointer is a per-lane (swizzled) offset: targets with architected flat
-        scratch (gfx940/941/942/950, GFX11, GFX12); elsewhere SP/FP are unswizzled wave offsets."""
-        name = self.processor.split(":")[0]
-        digits = name[3:]
-        if digits.startswith(("94", "95")):
-            return True
-        return len(digits) >= 4 and digits[:2] in ("11", "12")
+        return swizzled_stack(self.processor)
+
+
+def swizzled_stack(processor: str) -> bool:
+    """True where the stack pointer is a per-lane (swizzled) offset: targets with architected flat
+    scratch (gfx940/941/942/950, GFX11, GFX12); elsewhere SP/FP are unswizzled wave offsets."""
+    digits = processor.split(":")[0][3:]
+    if digits.startswith(("94", "95")):
+        return True
+    return len(digits) >= 4 and digits[:2] in ("11", "12")
 
 
 # --------------------------------------------------------------------------- the ABI prologue scan

@@ -138,11 +138,13 @@ class VectorCaches:
         self.evict_probability = evict_probability
         self.rng = rng
 
-    def prefill(self, wave_like, address: int) -> None:
+    def prefill(self, wave_like, address: int, stale: bytes = b"") -> None:
         """The line holding `address` is in the CU's L1 (and its shader array's GL1) with the bytes L2 holds
-        now: a fill by an earlier access of that CU, after the dispatch's acquire invalidated the caches."""
+        now: a fill by an earlier access of that CU, after the dispatch's acquire invalidated the caches.
+        `stale`: bytes the line holds at `address` instead (what the CU read before a write it never saw)."""
         base = address - address % LINE
         data = bytearray(self.memory.read(base, LINE))
+        data[address - base:address - base + len(stale)] = stale
         self.lines.setdefault(self.cu_of(wave_like), {})[base] = bytearray(data)
         if self.two_level:
             self.gl1.setdefault(self.array_of(wave_like), {})[base] = bytearray(data)

@@ -20,6 +20,8 @@ class MemoryViolation(WaveStop):
         super().__init__("faulted", f"memory violation: {what} of unmapped address {address:#x} (lanes {lane_text})")
         self.address = address
         self.lanes = lanes
+        self.what = what
+        self.lane_text = lane_text
 
 
 class Unsupported(WaveStop):

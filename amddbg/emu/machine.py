@@ -507,6 +507,7 @@ class Machine:
             fn(ctx, insn)
             self.count_issue(w, insn)
         except MemoryViolation as exc:
+            w.fault = exc  # the access, address and lanes (replay names them after the kernel's arguments)
             self._stop(w, FAULTED, exc.reason)
             return
         except WaveStop as exc:

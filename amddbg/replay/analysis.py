@@ -87,9 +87,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     if r.status == "completed":
         if nv:
             static.findings = [f for f in static.findings if f.kind != "spin_forever"] + nv
-            for f in static.findings:
-                if f.kind == "barrier_deadlock":
-                    f.cause = "missing_arrivals"
+            _mark_proven(static.findings)
             static.verdict = "hang"
             info["method"] = ("replay from the core: with the written value visible the spin ends; the wave's "
                               "load cannot see it (scope), so under the order the model allows it spins forever")
@@ -110,7 +108,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
             info["method"] += (f"; but under the seeded schedule {escaped} every wave ends: the hang depends on "
                                "the schedule")
             return _done(exp, info, t0)
-        if not assumptions and static.verdict in ("hang", "unknown", "no_hang"):
+        if not assumptions:  # (a fault or trap in the core returned above)
             exp = static
             exp.findings += _dynamic_spins(program, r, exp.findings)
             _fill_addresses(program, r, exp.findings)
@@ -119,19 +117,15 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
                 exp.findings = [f for f in exp.findings if f.kind != "spin_forever" or not any(
                     (tuple(w["workgroup"] or ()), w["wave_in_group"]) in mine for w in f.waves)] + nv
             _find_cycles(program, exp.findings, dispatch, budget, info)
-            for f in exp.findings:
-                if f.kind == "barrier_deadlock":
-                    f.cause = "missing_arrivals"  # replay proved nobody else will arrive
             if not any(f.kind in ("barrier_deadlock", "spin_forever") for f in exp.findings):
                 # the core caught the waves before they got stuck: explain the state replay reached
-                exp.findings = [f for f in _explain_replayed(r, dispatch).findings
-                                if f.kind != "barrier_misuse"] + exp.findings
+                reached = [f for f in _explain_replayed(r, dispatch).findings if f.kind != "barrier_misuse"]
+                for f in reached:
+                    f.details.setdefault("found_by", "replay")
+                exp.findings = reached + exp.findings
             if not any(f.kind in ("barrier_deadlock", "spin_forever") for f in exp.findings):
                 exp.findings = _barrier_objects(program, r) + exp.findings
-                for f in exp.findings:
-                    if f.kind == "barrier_deadlock":
-                        f.cause = "missing_arrivals"
-                    f.details.setdefault("found_by", "replay")
+            _mark_proven(exp.findings)
             if exp.findings:
                 exp.verdict = "hang"
                 return _done(exp, info, t0)
@@ -227,6 +221,13 @@ def _misuse_findings(program, r) -> list[Finding]:
     return out
 
 
+def _mark_proven(findings: list) -> None:
+    """Replay proved the hang: the waves a barrier misses will never arrive."""
+    for f in findings:
+        if f.kind == "barrier_deadlock":
+            f.cause = "missing_arrivals"
+
+
 def _done(exp: Explanation, info: dict, t0: float) -> Explanation:
     info["seconds"] = round(time.perf_counter() - t0, 4)
     exp.replay = info
@@ -254,9 +255,6 @@ def _fault_details(program, exp: Explanation, dispatch, info: dict) -> None:
     """The faulting lanes and addresses of a memory violation: the saved PC is the faulting access, so the rebuilt
     wave executes it once more and the emulator says which lanes touched which unmapped address; the address is
     named by the kernel argument it came from when it lies past one (`out[1048576]`)."""
-    import re
-
-    from amddbg.emu.errors import MemoryViolation
     from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
 
     faults = [f for f in exp.findings if f.kind == "memory_violation"]
@@ -274,29 +272,16 @@ def _fault_details(program, exp: Explanation, dispatch, info: dict) -> None:
             if w is None:
                 continue
             w.state = "ready"
-            try:
-                m.step_wave(w)
-            except (MemoryViolation, AmddbgError):
-                pass
-            hit = re.search(r"(read|write|access) of unmapped address (0x[0-9a-f]+) \(lanes ([^)]*)\)", w.reason or "")
-            if w.state != "faulted" or hit is None:
+            m.step_wave(w)  # a memory violation stops the wave; the exception is kept on it
+            fault = getattr(w, "fault", None)
+            if w.state != "faulted" or fault is None:
                 continue
-            address = int(hit.group(2), 16)
-            t = state.threads[w]
-            var = _variable_near(program, t, address)
-            f.details.update(access=hit.group(1), address=f"{address:#x}", lanes=hit.group(3),
+            var = variable_at(program, state.threads[w], fault.address, window=1 << 40)  # a wild index too
+            f.details.update(access=fault.what, address=f"{fault.address:#x}", lanes=fault.lane_text,
                              **({"variable": var} if var else {}))
-            f.summary += (f": {hit.group(1)} of unmapped address {address:#x} by lanes {hit.group(3)}"
+            f.summary += (f": {fault.what} of unmapped address {fault.address:#x} by lanes {fault.lane_text}"
                           + (f" ({var})" if var else ""))
     info["wave_instructions"] = info.get("wave_instructions", 0) + len(faults)
-
-
-def _variable_near(program, t, address: int) -> str | None:
-    """`variable_at`, but an address far past a buffer (a wild index) is still named after the argument."""
-    name = variable_at(program, t, address)
-    if name is not None:
-        return name
-    return variable_at(program, t, address, window=1 << 40)
 
 
 def _stopped_findings(r) -> list[Finding]:
@@ -322,7 +307,7 @@ def _stopped_findings(r) -> list[Finding]:
 
             cause = TRAP_IDS.get(w.trap_id, f"trap_{w.trap_id}") if w.trap_id else "trap"
         else:
-            cause = "address_error"
+            cause = "memory_violation"  # the stop reason amd-dbgapi gives (TRAPSTS.XNACK_ERROR), as in cores
         out.append(Finding(kind, cause, f"replay from the core reaches this: {len(members)} wave(s) "
                            f"{'trap' if kind == 'trap' else 'fault'} at {where}: {reason}", waves, [loc],
                            {"found_by": "replay", "reason": reason}))

@@ -267,11 +267,7 @@ def variable_at(program, t, address: int, *, window: int = 1 << 24) -> str | Non
         params = [a for a in frames[-1].arguments()] if frames else []
     except AmddbgError:
         return None
-    lco = program.code_object_at(t.pc)  # the kernel descriptor is in .rodata, the PC in .text of the same object
-    kernel = None
-    for k in (lco.codeobj.kernels if lco is not None else []):
-        if k.descriptor is not None and lco.load_address + k.descriptor.address == d.kernel_object:
-            kernel = k
+    kernel = program.dispatch_kernel(d, t.pc)
     args = [a for a in (getattr(kernel.metadata, "args", ()) if kernel is not None else ())
             if not str(a.value_kind).startswith("hidden")]
     best = None
@@ -316,19 +312,14 @@ def _argument_pointer(program, t, insn) -> int | None:
 
 def _kernarg_sgpr(program, dispatch, pc: int) -> int | None:
     """The first user SGPR holding the kernarg segment pointer (the manual's user SGPR order)."""
-    lco = program.code_object_at(pc)
-    if lco is None:
+    k = program.dispatch_kernel(dispatch, pc)
+    if k is None:
         return None
-    for k in lco.codeobj.kernels:
-        kd = k.descriptor
-        if kd is None or lco.load_address + kd.address != dispatch.kernel_object:
-            continue
-        props = kd.kernel_code_properties
-        if not props.get("enable_sgpr_kernarg_segment_ptr"):
-            return None
-        return (4 * bool(props.get("enable_sgpr_private_segment_buffer")) + 2 * bool(
-            props.get("enable_sgpr_dispatch_ptr")) + 2 * bool(props.get("enable_sgpr_queue_ptr")))
-    return None
+    props = k.descriptor.kernel_code_properties
+    if not props.get("enable_sgpr_kernarg_segment_ptr"):
+        return None
+    return (4 * bool(props.get("enable_sgpr_private_segment_buffer")) + 2 * bool(
+        props.get("enable_sgpr_dispatch_ptr")) + 2 * bool(props.get("enable_sgpr_queue_ptr")))
 
 
 def _pointer_origin(insns, insn):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from amddbg.emu.machine import Machine, Workgroup, family_of
+from amddbg.emu.machine import ARCHITECTED_FLAT_SCRATCH, Machine, Workgroup, _startswith_any, family_of
 from amddbg.emu.memory import LDS, PAGE
 from amddbg.emu.wave import ENDED, FAULTED, READY, TRAPPED, WAITING_BARRIER, Wave
 from amddbg.errors import AmddbgError, Unavailable
@@ -114,10 +114,7 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0)
     m.memory.pages = CorePages(program.core.memory, m.memory.pages)
     top = max((k for k in m.memory.pages), default=0) * PAGE
     m.memory.next_alloc = max(m.memory.next_alloc, top + 16 * PAGE)
-    kernel = None
-    for k in m.co.kernels:
-        if k.descriptor is not None and lco.load_address + k.descriptor.address == d.kernel_object:
-            kernel = k
+    kernel = program.dispatch_kernel(d, threads[0].pc)
     state = CoreReplayState(m, d)
     if kernel is None:
         state.notes.append("the dispatch's kernel descriptor is not a kernel of the code object")
@@ -210,7 +207,7 @@ def _load_wave(w: Wave, t, m: Machine, state: CoreReplayState) -> None:
         try:
             base, _size = core.memory.scratch()
             w.scratch_base = base
-            if w.family != "gfx9":  # architected flat scratch (gfx942, GFX11+) points at the wave's slot
+            if _startswith_any(w.processor, ARCHITECTED_FLAT_SCRATCH):  # FLAT_SCRATCH is the wave's slot
                 w.flat_scratch = base
         except AmddbgError as exc:
             state.notes.append(f"thread {t.number}: scratch slot unknown ({exc}); private accesses will fault")

@@ -183,21 +183,6 @@ class _OutOfTime(Exception):
     """Raised from the step hook when the replay's time budget is spent."""
 
 
-def pin_line(machine, wave, address: int, data: bytes) -> None:
-    """Put in `wave`'s vector cache (and, on two-level generations, its shader array's cache) the line holding
-    `address`, with `data` at `address` and the rest as memory holds it: the stale copy a load that bypasses
-    nothing keeps returning until an invalidate drops it."""
-    from amddbg.emu.caches import LINE
-
-    c = machine.caches
-    base = address - address % LINE
-    line = bytearray(machine.memory.read(base, LINE))
-    line[address - base:address - base + len(data)] = data
-    c.lines.setdefault(c.cu_of(wave), {})[base] = bytearray(line)
-    if c.two_level:
-        c.gl1.setdefault(c.array_of(wave), {})[base] = bytearray(line)
-
-
 def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | None = None,
            watch: dict | None = None, max_instructions: int = 1_000_000, seconds: float | None = 2.5,
            seed: int = 0) -> ReplayResult:
@@ -215,7 +200,7 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
     for num, (address, data) in (stale or {}).items():
         w = by_number.get(num)
         if w is not None:
-            pin_line(m, w, address, data)
+            m.caches.prefill(w, address, stale=data)  # the stale copy it keeps until an invalidate
     left: dict = {}
     loads: dict = {}
     stores: dict = {}

@@ -136,10 +136,11 @@ class Frame:
             return
         if len(ops) != 1 or ops[0].name != "DW_OP_regx" or not ops[0].operands:
             return
-        proc = (self.code_object.processor if self.code_object is not None else "").split(":")[0]
-        swizzled = proc.startswith(("gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12"))
+        from amddbg.dwarf.unwind import swizzled_stack
+
+        proc = self.code_object.processor if self.code_object is not None else ""
         try:
-            ctx.use_abi_frame_base(ops[0].operands[0], swizzled_stack=swizzled)
+            ctx.use_abi_frame_base(ops[0].operands[0], swizzled_stack=swizzled_stack(proc))
         except AmddbgError:
             pass
 

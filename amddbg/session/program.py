@@ -481,6 +481,17 @@ class Program:
             return None
         return name
 
+    def dispatch_kernel(self, dispatch, pc: int):
+        """The code object's kernel (metadata and descriptor) a dispatch runs, looked up in the code object that
+        holds `pc` (a wave's PC: the descriptor itself lives in .rodata, outside the text ranges); None if unknown."""
+        lco = self.code_object_at(pc)
+        if lco is None or dispatch is None or dispatch.kernel_object is None:
+            return None
+        for k in lco.codeobj.kernels:
+            if k.descriptor is not None and lco.load_address + k.descriptor.address == dispatch.kernel_object:
+                return k
+        return None
+
     def symbolize(self, address: int) -> list[SourceFrame]:
         lco = self.code_object_at(address)
         return lco.source_frames(address) if lco is not None else []

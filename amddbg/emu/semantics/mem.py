@@ -149,15 +149,21 @@ def _flat_layout(insn):
     return vdst, vaddr, vdata, saddr
 
 
-def _lane_addresses(ctx, insn, space_hint: str):
-    w = ctx.wave
-    vdst, vaddr, vdata, saddr = _flat_layout(insn)
+def _immediate_offset(insn) -> int:
+    """The instruction's signed immediate offset (the decoder's OFFSET operand, else the text's `offset:`)."""
     off = _offset(insn.text)
     for o in insn.operands:
         if o.kind is OperandKind.OFFSET:
             off = int(o.value or 0)
             if off >= 1 << 31:  # a 32-bit pattern; the decoder may already give a negative value
                 off -= 1 << 32
+    return off
+
+
+def _lane_addresses(ctx, insn, space_hint: str):
+    w = ctx.wave
+    vdst, vaddr, vdata, saddr = _flat_layout(insn)
+    off = _immediate_offset(insn)
     base_s = 0
     if saddr is not None:
         base_s = read_scalar(w, saddr, 64 if space_hint != "private" else 32) if not (
@@ -216,12 +222,7 @@ def _vmem_plan(insn) -> tuple:
     mn = insn.mnemonic
     space = "private" if mn.startswith("scratch_") else "flat" if mn.startswith("flat_") else "global"
     vdst, vaddr, vdata, saddr = _flat_layout(insn)
-    off = _offset(insn.text)
-    for o in insn.operands:
-        if o.kind is OperandKind.OFFSET:
-            off = int(o.value or 0)
-            if off >= 1 << 31:  # a 32-bit pattern; the decoder may already give a negative value
-                off -= 1 << 32
+    off = _immediate_offset(insn)
     if saddr is not None and saddr.kind is OperandKind.SPECIAL and saddr.text == "off":
         saddr = None
     size, signed, hi = _width(mn)

@@ -28,7 +28,7 @@ import numpy as np
 
 from amddbg.emu.errors import Unsupported
 from amddbg.emu.operands import M32, read_vector, write_vector
-from amddbg.emu.semantics import SEMANTICS, semantic
+from amddbg.emu.semantics import SEMANTICS, per_insn_cache, semantic
 from amddbg.emu.semantics.valu import _explicit_vcc_dest, _split, read_lane_mask, write_lane_mask
 from amddbg.isa.model import OperandKind
 
@@ -100,14 +100,7 @@ _FORMS: dict[int, tuple[object, _Form]] = {}
 
 def _form(insn) -> _Form:
     """The parsed form of `insn`, once per decoded instruction (the text parsing costs more than the arithmetic)."""
-    hit = _FORMS.get(id(insn))
-    if hit is not None and hit[0] is insn:
-        return hit[1]
-    if len(_FORMS) >= 1 << 15:
-        _FORMS.clear()
-    f = _parse_form(insn)
-    _FORMS[id(insn)] = (insn, f)
-    return f
+    return per_insn_cache(_FORMS, insn, _parse_form)
 
 
 def _parse_form(insn) -> _Form:

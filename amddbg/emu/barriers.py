@@ -106,12 +106,13 @@ class WaitCounters:
         return done
 
     def retire(self, now: int) -> None:
-        for c in list(self.pending):
-            q = [t for t in self.pending[c] if t > now]
+        pending = self.pending
+        for c in [c for c, q in pending.items() if min(q) <= now]:  # (a counter with nothing done is left as is)
+            q = [t for t in pending[c] if t > now]
             if q:
-                self.pending[c] = q
+                pending[c] = q
             else:
-                del self.pending[c]
+                del pending[c]
 
     def outstanding(self, counter: str, now: int) -> int:
         return sum(1 for t in self.pending.get(counter, ()) if t > now)
@@ -119,8 +120,12 @@ class WaitCounters:
     def ready_at(self, limits: dict[str, int], now: int) -> int:
         """The clock at which every counter in `limits` is at most its limit (<= now: no wait)."""
         t = now
+        pending = self.pending
         for counter, limit in limits.items():
-            q = sorted(x for x in self.pending.get(counter, ()) if x > now)
+            q = pending.get(counter)
+            if not q or len(q) <= limit:  # at most `limit` outstanding even counting the completed ones
+                continue
+            q = sorted(x for x in q if x > now)
             if len(q) > limit:
                 t = max(t, q[len(q) - limit - 1])
         return t

@@ -36,7 +36,8 @@ from amddbg.emu.barriers import (
 )
 from amddbg.emu.errors import EmulatorError, MemoryViolation, Unsupported, WaveStop
 from amddbg.emu.memory import LDS, PAGE, GlobalMemory
-from amddbg.emu.semantics import Ctx, load_all, lookup
+from amddbg.emu.semantics import FP_IGNORED, Ctx, load_all, lookup, per_insn_cache
+from amddbg.emu.semantics.fastpath import compile_fast
 from amddbg.emu.semantics.salu import enter_trap_handler
 from amddbg.emu.wave import ENDED, FAULTED, READY, SLEEPING, TRAPPED, UNSUPPORTED, WAITING_BARRIER, Wave
 from amddbg.isa.model import OperandKind
@@ -61,15 +62,64 @@ def _startswith_any(processor: str, prefixes: Sequence[str]) -> bool:
     return any(processor.startswith(p) for p in prefixes)
 
 
-@dataclass
 class StepEvent:
-    """What the step hook sees for each executed instruction."""
+    """What the step hook sees for each executed instruction (a slotted class: one is built per instruction)."""
 
-    wave: Wave
-    pc: int
-    instruction: object
-    exec_before: int
-    memops: list
+    __slots__ = ("wave", "pc", "instruction", "exec_before", "memops")
+
+    def __init__(self, wave: Wave, pc: int, instruction: object, exec_before: int, memops: list) -> None:
+        self.wave = wave
+        self.pc = pc
+        self.instruction = instruction
+        self.exec_before = exec_before
+        self.memops = memops
+
+    def __repr__(self) -> str:
+        return f"StepEvent(wave={self.wave.index}, pc={self.pc:#x}, instruction={self.instruction.text!r})"
+
+
+class _Code(dict):
+    """The decoded instructions by address; replacing one (replay's what-ifs) forgets its execution plan."""
+
+    def __init__(self, plans: dict) -> None:
+        super().__init__()
+        self._plans = plans
+
+    def __setitem__(self, pc: int, insn) -> None:
+        super().__setitem__(pc, insn)
+        self._plans.pop(pc, None)
+
+
+_FAST: tuple[dict, dict] = ({}, {})  # fastpath closures per instruction, wave32 and wave64
+_DECODED: dict[bytes, dict] = {}  # code digest -> {address: Instruction}, most recently used last
+_DECODED_KEEP = 8
+
+
+def _decoded(processor: str, load: int, co) -> dict:
+    """The code object's instructions at `load`, decoded once per process for the same code bytes: machines
+    made again for one code object (replay's seeds and what-ifs, a test corpus) then share the instruction
+    objects, and with them everything the semantics derived from each instruction on its first execution
+    (`per_insn_cache`). Instructions are frozen; a machine that replaces one changes only its own table."""
+    from amddbg.isa import decoder_for
+
+    sections = [(sec.address, bytes(sec.data)) for sec in co.code_sections()]
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{processor}@{load:#x}".encode())
+    for addr, data in sections:
+        h.update(addr.to_bytes(8, "little") + len(data).to_bytes(8, "little") + data)
+    key = h.digest()
+    table = _DECODED.pop(key, None)
+    if table is None:
+        dec = decoder_for(processor)
+        table = {insn.address: insn for addr, data in sections for insn in dec.decode_all(data, load + addr)}
+    _DECODED[key] = table
+    while len(_DECODED) > _DECODED_KEEP:
+        del _DECODED[next(iter(_DECODED))]
+    return table
+
+
+def _unsupported(ctx, insn) -> None:
+    raise Unsupported(insn.text, insn.address)
 
 
 @dataclass
@@ -122,8 +172,11 @@ class Machine:
         self.clock = 0
         self.waves: list[Wave] = []
         self.groups: list[Workgroup] = []
-        self.instructions: dict[int, object] = {}
-        self._semantics: dict[int, tuple] = {}  # address -> (instruction, semantic function), filled by step_wave
+        self._plans: dict[int, tuple] = {}  # address -> `_plan`, filled as instructions first execute
+        self.instructions: dict[int, object] = _Code(self._plans)
+        self._ctx = Ctx(None, self)
+        self.fast = True  # specialised closures for plain frequent instructions (semantics/fastpath.py)
+        self.lanes = 64
         self.kernel = None
         self.dispatch_info: dict = {}
         self.buffers: list[dict] = []
@@ -145,12 +198,7 @@ class Machine:
                     self.memory.write(addr, bytes(data))
         except Exception as exc:  # noqa: BLE001 - pyelftools raises its own types on damage
             raise EmulatorError(f"cannot map the code object's segments: {exc}") from None
-        from amddbg.isa import decoder_for
-
-        dec = decoder_for(self.processor)
-        for sec in self.co.code_sections():
-            for insn in dec.decode_all(bytes(sec.data), self.load + sec.address):
-                self.instructions[insn.address] = insn
+        dict.update(self.instructions, _decoded(self.processor, self.load, self.co))
 
     # -- dispatch ----------------------------------------------------------------------------------
     def find_kernel(self, name: str):
@@ -168,7 +216,11 @@ class Machine:
         have = ", ".join(k.name for k in ks)
         raise EmulatorError(f"no kernel named {name!r} (have: {have})")
 
-    def dispatch(self, kernel: str, grid: Sequence[int], block: Sequence[int], args: Sequence = ()) -> None:
+    def dispatch(self, kernel: str, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
+                 dynamic_lds: int = 0) -> None:
+        """`dynamic_lds`: bytes of dynamic LDS (HIP's sharedMemBytes for `extern __shared__`), placed after the
+        kernel's static LDS (rounded up to 16 bytes) as the runtime does; the packet's group segment size and the
+        hidden_dynamic_lds_size argument say it."""
         from amddbg.emu.args import lay_out_kernargs
 
         k = self.find_kernel(kernel)
@@ -192,7 +244,11 @@ class Machine:
         del fields
         rsrc2 = kd.compute_pgm_rsrc2
         props = kd.kernel_code_properties
+        if dynamic_lds < 0:
+            raise EmulatorError("dynamic LDS size must not be negative")
         group_fixed = kd.group_segment_fixed_size
+        if dynamic_lds:
+            group_fixed = (group_fixed + 15) // 16 * 16 + dynamic_lds
         private_size = (kd.private_segment_fixed_size + 3) // 4 * 4
         if getattr(meta, "uses_dynamic_stack", False):  # recursion or indirect calls: the runtime adds a stack
             private_size = max(private_size, DYNAMIC_STACK)
@@ -214,7 +270,7 @@ class Machine:
         scratch = mem.alloc(max(per_wave_scratch * n_waves, 4), align=256) if per_wave_scratch else 0
         self.private_ranges = [(scratch, scratch + per_wave_scratch * n_waves)] if per_wave_scratch else []
         kernargs, self.buffers = lay_out_kernargs(self, k, args, grid=grid, block=block, queue=queue,
-                                                  packet=packet, size=kernarg_size)
+                                                  packet=packet, size=kernarg_size, dynamic_lds=dynamic_lds)
         mem.write(kernarg, kernargs)
         dims = 3 if grid[2] > 1 else 2 if grid[1] > 1 else 1
         pkt = struct.pack("<HHHHHHIIIIIQQQQ", 2 | (1 << 8), dims, block[0], block[1], block[2], 0, grid[0], grid[1],
@@ -449,21 +505,11 @@ class Machine:
         (wave_in_group numbers), the phase (completions so far); `info barriers` and explain read it."""
         return [{"workgroup": g.id, "barriers": self.barriers_of(g).view()} for g in self.groups]
 
-    def count_issue(self, w: Wave, insn) -> None:
-        """Put an issued memory instruction on the wave's wait counters with its completion clock."""
-        if insn.memory is None and insn.encoding not in ("SOP1", "SOPP", "SMEM", "SOPK"):
-            return
-        for counter, kind in counters_for(self.family, insn):
-            c = getattr(w, "counters", None)
-            if c is None:
-                c = w.counters = WaitCounters()
-            c.issue(counter, self.clock, LATENCY[kind])
-
     def wait_counters(self, w: Wave, limits: dict[str, int]) -> bool:
         """True when the wave must wait for `limits` (counter -> most outstanding allowed): it is then
         `at waitcnt` until the clock at which the counters allow (its s_waitcnt issues again then)."""
-        c = getattr(w, "counters", None)
-        if c is None:
+        c = w.counters
+        if c is None or not c.pending:
             return False
         c.retire(self.clock)
         t = c.ready_at(limits, self.clock)
@@ -488,47 +534,122 @@ class Machine:
         return b"#".join(parts)
 
     # -- execution ----------------------------------------------------------------------------------
-    def step_wave(self, w: Wave, hook: Callable | None = None) -> None:
-        insn = self.instructions.get(w.pc)
+    def _plan(self, pc: int) -> tuple | None:
+        """What executing the instruction at `pc` needs besides the wave, derived once per address: (instruction,
+        semantic function, fall-through PC, wait counters it increments as (counter, latency) pairs). None: no
+        instruction there. Replacing an entry of `instructions` (replay's what-ifs) drops its plan."""
+        insn = self.instructions.get(pc)
         if insn is None:
+            return None
+        fn = lookup(insn)
+        if fn is None:
+            fn = _unsupported
+        elif self.fast:
+            fn = per_insn_cache(_FAST[self.lanes == 64], insn, lambda i: compile_fast(i, fn, self.lanes)) or fn
+        counters = ()
+        if insn.memory is not None or insn.encoding in ("SOP1", "SOPP", "SMEM", "SOPK"):
+            counters = tuple((counter, LATENCY[kind]) for counter, kind in counters_for(self.family, insn))
+        plan = self._plans[pc] = (insn, fn, insn.address + insn.size, counters)
+        return plan
+
+    def count_issue(self, w: Wave, insn) -> None:
+        """Put an issued memory instruction on the wave's wait counters with its completion clock."""
+        if insn.memory is None and insn.encoding not in ("SOP1", "SOPP", "SMEM", "SOPK"):
+            return
+        for counter, kind in counters_for(self.family, insn):
+            self._issue(w, counter, LATENCY[kind])
+
+    def _issue(self, w: Wave, counter: str, latency: int) -> None:
+        c = w.counters
+        if c is None:
+            c = w.counters = WaitCounters()
+        c.issue(counter, self.clock, latency)
+
+    def step_wave(self, w: Wave, hook: Callable | None = None) -> None:
+        plan = self._plans.get(w.pc) or self._plan(w.pc)
+        if plan is None:
             self._stop(w, FAULTED, f"no instruction at {w.pc:#x} (the PC left the code object)")
             return
-        hit = self._semantics.get(insn.address)  # the semantic function, looked up once per instruction
-        if hit is not None and hit[0] is insn:
-            fn = hit[1]
-        else:
-            fn = lookup(insn)
-            self._semantics[insn.address] = (insn, fn)
-        ctx = Ctx(w, self)
+        insn, fn, fallthrough, counters = plan
+        ctx = self._ctx  # one context, reset per instruction (semantics never keep it)
+        ctx.wave = w
+        ctx.memops = memops = []
+        ctx.next_pc = None
         exec_before = w.exec
         try:
-            if fn is None:
-                raise Unsupported(insn.text, insn.address)
             fn(ctx, insn)
-            self.count_issue(w, insn)
-        except MemoryViolation as exc:
-            w.fault = exc  # the access, address and lanes (replay names them after the kernel's arguments)
-            self._stop(w, FAULTED, exc.reason)
-            return
-        except WaveStop as exc:
-            if exc.state == ENDED:
-                w.pc = insn.address
-                w.instructions += 1
-                self._stop(w, ENDED, exc.reason)
-                if hook is not None:
-                    hook(StepEvent(w, insn.address, insn, exec_before, ctx.memops))
-                return
-            self._stop(w, exc.state, exc.reason)
+            if counters:
+                for counter, latency in counters:
+                    self._issue(w, counter, latency)
+        except (MemoryViolation, WaveStop) as exc:
+            self._raised(w, insn, exc, exec_before, memops, hook)
             return
         w.instructions += 1
         self.clock += 1
         if hook is not None:
-            hook(StepEvent(w, insn.address, insn, exec_before, ctx.memops))
+            hook(StepEvent(w, insn.address, insn, exec_before, memops))
         if w.state == WAITING_BARRIER:
             w.pc = insn.address  # a wave waiting at a barrier is saved with its PC on the barrier
-            w.resume_pc = insn.address + insn.size
+            w.resume_pc = fallthrough
             return
-        w.pc = ctx.next_pc if ctx.next_pc is not None else insn.address + insn.size
+        next_pc = ctx.next_pc
+        w.pc = fallthrough if next_pc is None else next_pc
+
+    def _raised(self, w: Wave, insn, exc: Exception, exec_before: int, memops: list, hook: Callable | None) -> None:
+        """An instruction ended its wave: a memory violation faults it, s_endpgm ends it (counted and shown to the
+        hook, its PC left on the s_endpgm), a trap or unsupported instruction stops it."""
+        if isinstance(exc, MemoryViolation):
+            w.fault = exc  # the access, address and lanes (replay names them after the kernel's arguments)
+            self._stop(w, FAULTED, exc.reason)
+            return
+        if exc.state == ENDED:
+            w.pc = insn.address
+            w.instructions += 1
+            self._stop(w, ENDED, exc.reason)
+            if hook is not None:
+                hook(StepEvent(w, insn.address, insn, exec_before, memops))
+            return
+        self._stop(w, exc.state, exc.reason)
+
+    def _turn(self, w: Wave, n: int, hook: Callable | None) -> int:
+        """Up to `n` instructions of `w` while it stays ready: `step_wave` with its lookups hoisted out of the
+        loop (the scheduler's hot path). Returns how many were stepped (as `run` counts them)."""
+        plans = self._plans
+        ctx = self._ctx
+        ctx.wave = w
+        issue = self._issue
+        done = 0
+        while done < n and w.state == READY:
+            plan = plans.get(w.pc)
+            if plan is None:
+                self.step_wave(w, hook)  # not yet planned, or no instruction there: the general path
+                ctx.wave = w
+                done += 1
+                continue
+            insn, fn, fallthrough, counters = plan
+            ctx.memops = memops = []
+            ctx.next_pc = None
+            exec_before = w.exec
+            try:
+                fn(ctx, insn)
+                if counters:
+                    for counter, latency in counters:
+                        issue(w, counter, latency)
+            except (MemoryViolation, WaveStop) as exc:
+                self._raised(w, insn, exc, exec_before, memops, hook)
+                return done + 1
+            done += 1
+            w.instructions += 1
+            self.clock += 1
+            if hook is not None:
+                hook(StepEvent(w, insn.address, insn, exec_before, memops))
+            if w.state == WAITING_BARRIER:
+                w.pc = insn.address
+                w.resume_pc = fallthrough
+                break
+            next_pc = ctx.next_pc
+            w.pc = fallthrough if next_pc is None else next_pc
+        return done
 
     def _stop(self, w: Wave, state: str, reason: str) -> None:
         w.state = state
@@ -545,6 +666,25 @@ class Machine:
             enter_trap_handler(self, w, state)
 
     def step(self, hook: Callable | None = None) -> StepEvent | None:
+        with np.errstate(all="ignore"):
+            FP_IGNORED[0] += 1
+            try:
+                return self._step(hook)
+            finally:
+                FP_IGNORED[0] -= 1
+
+    def run(self, max_instructions: int | None = None, hook: Callable | None = None) -> RunResult:
+        """Run the dispatch until every wave ended, one stopped it (fault, trap, unsupported instruction), it
+        hangs, or `max_instructions` wave-instructions ran; `hook(StepEvent)` after every instruction.
+        numpy's floating-point warnings are off for the whole run (wrapping and NaNs are the semantics)."""
+        with np.errstate(all="ignore"):
+            FP_IGNORED[0] += 1
+            try:
+                return self._run(max_instructions, hook)
+            finally:
+                FP_IGNORED[0] -= 1
+
+    def _step(self, hook: Callable | None = None) -> StepEvent | None:
         """Execute one instruction of the next ready wave (round-robin from the last one stepped), waking
         sleeping and counter-waiting waves when the clock allows; the `StepEvent`, or None when no wave can run
         (every wave ended, stopped, or waits at a barrier). For scripts and teaching: `run()` is the fast path."""
@@ -568,7 +708,7 @@ class Machine:
         self.step_wave(w, lambda ev: (seen.append(ev), hook(ev) if hook is not None else None))
         return seen[0] if seen else None
 
-    def run(self, max_instructions: int | None = None, hook: Callable | None = None) -> RunResult:
+    def _run(self, max_instructions: int | None, hook: Callable | None) -> RunResult:
         t0 = time.perf_counter()
         total = 0
         seen: set[bytes] = set()
@@ -610,19 +750,23 @@ class Machine:
             if rng is not None:  # a seeded schedule: the turn order and each turn's length are drawn from the seed
                 rng.shuffle(ready)
             for w in ready:
-                for _ in range(rng.randint(1, QUANTUM) if rng is not None else QUANTUM):
-                    if w.state != READY:
-                        break
-                    if caches.delayed:
+                turn = rng.randint(1, QUANTUM) if rng is not None else QUANTUM
+                if max_instructions is not None:
+                    turn = min(turn, max_instructions - total)
+                if caches.delayed:  # the delayed write path acts around every instruction
+                    for _ in range(turn):
+                        if w.state != READY:
+                            break
                         insn = self.instructions.get(w.pc)
                         caches.before_step(w, insn)
-                    self.step_wave(w, hook)
-                    if caches.delayed:
+                        self.step_wave(w, hook)
                         caches.after_step(w, insn, self.family)
-                    total += 1
-                    if max_instructions is not None and total >= max_instructions:
-                        return self._result("limit", f"stopped after {total} wave-instructions (--max-instructions)",
-                                            total, t0)
+                        total += 1
+                else:
+                    total += self._turn(w, turn, hook)
+                if max_instructions is not None and total >= max_instructions:
+                    return self._result("limit", f"stopped after {total} wave-instructions (--max-instructions)",
+                                        total, t0)
                 for x in self.waves:
                     if x.state in (SLEEPING, WAITING_COUNTERS) and x.sleep_until <= self.clock:
                         x.state = READY
@@ -639,7 +783,8 @@ class Machine:
                     self._shared_changes += 1  # (read before the digests below clear the dirty pages)
                 # (only where nothing random acts: a seeded schedule or random cache evictions and drains could
                 # still let a wave see something new from the same state)
-                quiet = self.quiet_fingerprint() if rng is None and caches.rng is None else None
+                parts = self._state_parts()
+                quiet = self.quiet_fingerprint(parts) if rng is None and caches.rng is None else None
                 mark = (self._shared_changes, self._lds_writes())
                 if quiet is not None and quiet_seen.get(quiet) == mark:
                     spinning = [w for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS)]
@@ -647,25 +792,48 @@ class Machine:
                                         "nothing will change", total, t0)
                 if quiet is not None:
                     quiet_seen[quiet] = mark
-                fp = self.fingerprint()
+                fp = self.fingerprint(parts)
                 if fp in seen:
                     spinning = [w for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS)]
                     return self._result("hang", f"the machine state repeats: {len(spinning)} wave(s) spin on memory "
                                         "nothing will change", total, t0)
                 seen.add(fp)
 
-    def fingerprint(self) -> bytes:
+    def fingerprint(self, parts: tuple | None = None) -> bytes:
+        """The whole machine state with its timing (sleep clocks, outstanding counters) as a digest: `run`
+        calls it a hang when a sampled fingerprint comes back. `parts`: `_state_parts()` already taken."""
+        waves, memory = parts or self._state_parts()
         h = hashlib.blake2b(digest_size=16)
-        for w in self.waves:
-            h.update(w.fingerprint())
-            h.update(max(0, w.sleep_until - self.clock).to_bytes(8, "little"))
-        self._memory_state(h)
+        clock = self.clock
+        for w, d in zip(self.waves, waves, strict=True):
+            h.update(d)
+            h.update(w.state.encode())
+            h.update(max(0, w.sleep_until - clock).to_bytes(8, "little"))
+        h.update(memory)
         h.update(self.sync_state_bytes())
         return h.digest()
 
-    def _memory_state(self, h) -> None:
+    def _state_parts(self) -> tuple[list[bytes], bytes]:
+        """(a digest per wave of what it holds and where it is, the memory-state digest): computed once per
+        sample and shared by both fingerprints."""
+        return [self._wave_digest(w) for w in self.waves], self._memory_digest()
+
+    @staticmethod
+    def _wave_digest(w: Wave) -> bytes:
+        """`w.fingerprint()`, kept while the wave executed nothing and stayed where it was: only a wave's own
+        instructions change its registers (a barrier's release moves its PC and state, which the key includes)."""
+        key = (w.instructions, w.pc, w.exec, w.state)
+        kept = w.kept_digest
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        d = w.fingerprint()
+        w.kept_digest = (key, d)
+        return d
+
+    def _memory_digest(self) -> bytes:
         """Memory contents, every cached line (address and bytes: a stale line is state), each workgroup's LDS
-        and workgroup-barrier arrivals, into the digest `h`."""
+        and workgroup-barrier arrivals, as one digest."""
+        h = hashlib.blake2b(digest_size=16)
         h.update(self.memory.content_digest().to_bytes(16, "little"))
         for level in (self.caches.lines, self.caches.gl1):
             for k, lines in sorted(level.items()):
@@ -673,29 +841,26 @@ class Machine:
                 for base, line in sorted(lines.items()):
                     h.update(base.to_bytes(8, "little") + bytes(line))
         for g in self.groups:
-            h.update(hashlib.blake2b(g.lds.data, digest_size=8).digest())
+            h.update(g.lds.digest())
             h.update(bytes(sorted(g.arrived)))
+        return h.digest()
 
     def _lds_writes(self) -> int:
         return sum(getattr(g.lds, "writes", 0) for g in self.groups)
 
-    def quiet_fingerprint(self) -> bytes:
+    def quiet_fingerprint(self, parts: tuple | None = None) -> bytes:
         """The state without its timing (sleep and wait-counter clocks, ready vs. waiting on a counter): what
         the waves hold and where they are, and every byte of memory. Equal twice with no page outside the
         waves' private scratch changed in between and no LDS store (the caller checks), every wave re-runs
         the same instructions on the same values from there on, so nothing can ever change: a hang even when
         the waves' relative timing keeps drifting (the exact state of several -O0 spin loops with wait
         counters comes back only after a long common period)."""
-        from array import array
-
+        waves, memory = parts or self._state_parts()
         h = hashlib.blake2b(digest_size=16)
-        for w in self.waves:
-            h.update(w.pc.to_bytes(8, "little") + w.exec.to_bytes(8, "little") + w.vcc.to_bytes(8, "little"))
-            h.update(bytes([w.scc]))
-            h.update(array("Q", w.s).tobytes())
-            h.update(np.ascontiguousarray(w.v))
+        for w, d in zip(self.waves, waves, strict=True):
+            h.update(d)
             h.update(b"a" if w.state in (READY, SLEEPING, WAITING_COUNTERS) else w.state.encode())
-        self._memory_state(h)
+        h.update(memory)
         for g in self.groups:
             bars = getattr(g, "barriers", None)
             if bars is not None:

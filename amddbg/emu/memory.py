@@ -191,6 +191,17 @@ class LDS:
     def __init__(self, size: int) -> None:
         self.data = bytearray(size)
         self.writes = 0  # stores that changed bytes (hang detection: LDS that can still change)
+        self._digest: tuple[int, bytes] | None = None  # (writes, digest) of the contents at that count
+
+    def digest(self) -> bytes:
+        """A digest of the contents, recomputed only when a store changed bytes since the last one (every
+        path that changes `data` after the dispatch counts in `writes`)."""
+        d = self._digest
+        if d is None or d[0] != self.writes:
+            import hashlib
+
+            d = self._digest = (self.writes, hashlib.blake2b(self.data, digest_size=8).digest())
+        return d[1]
 
     def read(self, address: int, size: int, lane: int) -> bytes:
         if address < 0 or address + size > len(self.data):

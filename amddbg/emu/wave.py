@@ -6,6 +6,7 @@ that a VALU instruction is one array operation. EXEC and VCC are Python ints (bi
 
 from __future__ import annotations
 
+import hashlib
 from array import array
 
 import numpy as np
@@ -51,6 +52,11 @@ def lane_index(mask: int, lanes: int) -> np.ndarray:
     return a
 
 
+def lane_tuple(mask: int, lanes: int) -> tuple[int, ...]:
+    """The set lanes of `mask` in ascending order, shared (cached like `lane_bools`)."""
+    return lane_list(mask, lanes)
+
+
 def lane_list(mask: int, lanes: int) -> tuple[int, ...]:
     """The set lanes of `mask` in ascending order, shared (cached like `lane_bools`)."""
     key = (mask, lanes)
@@ -93,6 +99,8 @@ class Wave:
         self.instructions = 0
         self.sleep_until = 0
         self.trap_id = 0
+        self.kept_digest = None  # ((instructions, pc, exec, state), fingerprint): see Machine._wave_digest
+        self.counters = None  # barriers.WaitCounters, made at the first memory instruction
 
     # -- lanes -----------------------------------------------------------------------------------
     def exec_mask(self) -> np.ndarray:
@@ -126,15 +134,11 @@ class Wave:
         return self.state == READY
 
     def fingerprint(self) -> bytes:
-        """A digest of the architectural state (hang detection: a state that repeats cannot make progress)."""
-        import hashlib
-
+        """A digest of the architectural state (hang detection: a state that repeats cannot make progress): PC,
+        EXEC, VCC, SCC, SGPRs and VGPRs (the machine adds the scheduling state)."""
         h = hashlib.blake2b(digest_size=16)
-        h.update(self.pc.to_bytes(8, "little"))
-        h.update(self.exec.to_bytes(8, "little"))
-        h.update(self.vcc.to_bytes(8, "little"))
-        h.update(bytes([self.scc]))
+        h.update(self.pc.to_bytes(8, "little") + self.exec.to_bytes(8, "little") + self.vcc.to_bytes(8, "little")
+                 + bytes([self.scc]))
         h.update(array("Q", self.s).tobytes())  # the bytes np.asarray(self.s, dtype=np.uint64) gives, sooner
-        h.update(np.ascontiguousarray(self.v))  # hashed in place, not copied
-        h.update(self.state.encode())
+        h.update(self.v.data if self.v.flags.c_contiguous else np.ascontiguousarray(self.v))  # hashed in place
         return h.digest()

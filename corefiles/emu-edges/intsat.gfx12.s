@@ -43,3 +43,35 @@
   ST v5, 17
   v_mov_b32 v5, s14
   ST v5, 18
+// integer clamp beyond add/sub: 24-bit and 16-bit multiply-adds, carry forms (the carry out is the exact one),
+// 16-bit add/sub, v_mad_u64_u32, dot4 (iu8 with both sources signed) and sad (the exact result saturated)
+  v_mad_u32_u24 v5, v2, v3, v2 clamp
+  ST v5, 19
+  v_mad_i32_i24 v5, v2, v3, v3 clamp
+  ST v5, 20
+  v_add_co_u32 v5, s12, v2, v3 clamp
+  ST v5, 21
+  v_cndmask_b32_e64 v6, 0, 1, s12
+  ST v6, 22
+  v_sub_co_u32 v5, s12, v2, v3 clamp
+  ST v5, 23
+  v_add_co_ci_u32_e64 v5, s14, v2, v3, s12 clamp   // carry in = borrow out of a - b
+  ST v5, 24
+  v_mov_b32 v5, v3
+  v_add_nc_u16 v5, v2, v3 clamp       // keeps the high half (b's)
+  ST v5, 25
+  v_mov_b32 v5, v3
+  v_sub_nc_i16 v5, v2, v3 clamp
+  ST v5, 26
+  v_mov_b32 v5, v3
+  v_mad_u16 v5, v2, v3, v4 clamp
+  ST v5, 27
+  v_mov_b32 v8, v4                       // c = {n, a}
+  v_mov_b32 v9, v2
+  v_mad_u64_u32 v[6:7], s12, v2, v3, v[8:9] clamp
+  ST v6, 28
+  ST v7, 29
+  v_dot4_i32_iu8 v5, v2, v3, v4 neg_lo:[1,1,0] clamp
+  ST v5, 30
+  v_sad_u32 v5, v2, v3, v4 clamp
+  ST v5, 31

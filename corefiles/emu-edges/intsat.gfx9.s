@@ -43,3 +43,33 @@
   ST v5, 17
   v_mov_b32 v5, s14
   ST v5, 18
+// integer clamp beyond add/sub: 24-bit and 16-bit multiply-adds, carry forms (the carry out is the exact one),
+// 16-bit add/sub, v_mad_u64_u32, dot4 and sad (the exact result saturated to the destination type)
+  v_mad_u32_u24 v5, v2, v3, v2 clamp
+  ST v5, 19
+  v_mad_i32_i24 v5, v2, v3, v3 clamp
+  ST v5, 20
+  v_add_co_u32_e64 v5, s[12:13], v2, v3 clamp
+  ST v5, 21
+  v_cndmask_b32_e64 v6, 0, 1, s[12:13]
+  ST v6, 22
+  v_sub_co_u32_e64 v5, s[12:13], v2, v3 clamp
+  ST v5, 23
+  v_addc_co_u32_e64 v5, s[14:15], v2, v3, s[12:13] clamp   // carry in = borrow out of a - b
+  ST v5, 24
+  v_add_u16_e64 v5, v2, v3 clamp         // GFX9: the high half is zeroed
+  ST v5, 25
+  v_sub_i16 v5, v2, v3 clamp
+  ST v5, 26
+  v_mov_b32 v5, v3
+  v_mad_u16 v5, v2, v3, v4 clamp         // keeps the high half (b's)
+  ST v5, 27
+  v_mov_b32 v8, v4                       // c = {n, a}
+  v_mov_b32 v9, v2
+  v_mad_u64_u32 v[6:7], s[12:13], v2, v3, v[8:9] clamp
+  ST v6, 28
+  ST v7, 29
+  v_dot4_i32_i8 v5, v2, v3, v4 clamp
+  ST v5, 30
+  v_sad_u32 v5, v2, v3, v4 clamp
+  ST v5, 31

@@ -7,7 +7,10 @@ as ``_e32``/``_e64``/``_sdwa``/``_dpp`` stripped). A mnemonic nobody registered 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+
+import numpy as np
 
 SEMANTICS: dict[str, Callable] = {}
 _SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp", "_vop3")
@@ -20,6 +23,16 @@ def semantic(*mnemonics: str):
         return func
 
     return deco
+
+
+_QUIET = contextlib.nullcontext()
+FP_IGNORED = [0]  # > 0 while Machine.run/step execute under np.errstate(all="ignore")
+
+
+def fp_errstate(**kwargs):
+    """`np.errstate(**kwargs)` for a semantic function, free while the machine already runs with numpy's
+    floating-point errors ignored: entering errstate costs more than most VALU operations themselves."""
+    return _QUIET if FP_IGNORED[0] else np.errstate(**kwargs)
 
 
 def base_mnemonic(mnemonic: str) -> str:
@@ -79,4 +92,4 @@ def _modifier_semantic(insn):
 
 def load_all() -> None:
     """Import every semantics module (each registers its mnemonics)."""
-    from amddbg.emu.semantics import mem, salu, valu, vfloat  # noqa: F401
+    from amddbg.emu.semantics import intsat, mem, salu, valu, vfloat  # noqa: F401  (intsat imports vfloat first)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,21 +23,55 @@ from amddbg.emu.memory import (
 )
 from amddbg.emu.operands import M32, read_scalar, read_vector, write_scalar, write_vector_multi
 from amddbg.emu.semantics import per_insn_cache, semantic
-from amddbg.emu.wave import lane_index
+from amddbg.emu.wave import lane_index, lane_tuple
 from amddbg.isa.model import OperandKind
 
 U32 = np.uint32
 _M64 = (1 << 64) - 1
 
 
-@dataclass
 class MemOp:
-    kind: str  # load | store | atomic
-    space: str  # global | local | private | scalar
-    addresses: dict = field(default_factory=dict)  # lane -> address
-    size: int = 4
-    policy: dict = field(default_factory=dict)
-    op: str = ""
+    """One memory operation of an executed instruction, as the step hook sees it: kind (load | store | atomic |
+    cache), space (global | generic | local | private | scalar), `addresses` (lane -> address), size, cache
+    policy, atomic op. Vector memory instructions give their lanes and addresses as sequences and the dict is
+    built when someone reads it: most runs have no hook that looks."""
+
+    __slots__ = ("kind", "space", "_addresses", "_lanes", "_addrs", "size", "policy", "op")
+
+    def __init__(self, kind: str, space: str, addresses: dict | None = None, size: int = 4,
+                 policy: dict | None = None, op: str = "", *, lanes=None, addrs=None) -> None:
+        self.kind = kind
+        self.space = space
+        self._addresses = addresses if addresses is not None or lanes is not None else {}
+        self._lanes = lanes  # sequence of lane numbers
+        self._addrs = addrs  # one address per lane, or an int: every lane at that address
+        self.size = size
+        self.policy = policy if policy is not None else {}
+        self.op = op
+
+    @property
+    def addresses(self) -> dict:
+        a = self._addresses
+        if a is None:
+            lanes = self._lanes.tolist() if hasattr(self._lanes, "tolist") else self._lanes
+            addrs = self._addrs
+            if isinstance(addrs, int):
+                a = dict.fromkeys(lanes, addrs)
+            else:
+                a = dict(zip(lanes, addrs.tolist() if hasattr(addrs, "tolist") else addrs, strict=True))
+            self._addresses = a
+        return a
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, MemOp) and (self.kind, self.space, self.addresses, self.size, self.policy,
+                                             self.op) == (other.kind, other.space, other.addresses, other.size,
+                                                          other.policy, other.op)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return (f"MemOp({self.kind!r}, {self.space!r}, {self.addresses!r}, {self.size}, {self.policy!r}"
+                f"{', ' + repr(self.op) if self.op else ''})")
 
 
 _SIZES = {"ubyte": 1, "sbyte": 1, "byte": 1, "ushort": 2, "sshort": 2, "short": 2, "u8": 1, "i8": 1, "u16": 2,
@@ -244,29 +277,34 @@ def _vmem(kind: str):
             _PLANS, insn, _vmem_plan)
         # per-lane addresses of the active lanes (one array operation, wrapping as the hardware's adders do)
         base_s = read_scalar(w, saddr, 64 if space != "private" else 32) if saddr is not None else 0
-        if vaddr is not None:
+        lanes = lane_index(w.exec, w.lanes)
+        lane_list = lane_tuple(w.exec, w.lanes)
+        policy = dict(policy_items)
+        shown = space if space != "flat" else "generic"
+        if vaddr is None:  # no address VGPR: every lane at the scalar address (a stack slot at -O0)
+            a0 = (base_s + off) & (M32 if space == "private" else _M64)
+            ctx.record(MemOp(kind, shown, None, size, policy, lanes=lane_list, addrs=a0))
+            if lane_list and _vmem_uniform(ctx, w, kind, space, lanes, lane_list, a0, vdst, size, signed, hi, d16,
+                                           policy, data_regs):
+                return
+            a = np.full(lanes.size, a0, dtype=np.uint64)
+        else:
             if space == "private" or saddr is not None:
                 v = read_vector(w, vaddr, 32).astype(np.uint64)
             else:
                 v = read_vector(w, vaddr, 64)
-        else:
-            v = np.zeros(w.lanes, dtype=np.uint64)
-        lanes = lane_index(w.exec, w.lanes)
-        a = v[lanes] + np.uint64((base_s + off) & _M64)
-        if space == "private":
-            a &= np.uint64(M32)
-        lane_list = lanes.tolist()
-        alist = a.tolist()
-        addrs = dict(zip(lane_list, alist, strict=True))
-        policy = dict(policy_items)
-        ctx.record(MemOp(kind, space if space != "flat" else "generic", addrs, size, policy))
-        if lane_list and alist.count(alist[0]) == len(alist) and _vmem_uniform(
-                ctx, w, kind, space, lanes, lane_list, alist[0], vdst, size, signed, hi, d16, policy, data_regs):
-            return
+            a = v[lanes] + np.uint64((base_s + off) & _M64)
+            if space == "private":
+                a &= np.uint64(M32)
+            ctx.record(MemOp(kind, shown, None, size, policy, lanes=lane_list, addrs=a))
+            if lane_list and (a == a[0]).all() and _vmem_uniform(
+                    ctx, w, kind, space, lanes, lane_list, int(a[0]), vdst, size, signed, hi, d16, policy, data_regs):
+                return
         if lane_list and _vmem_fast(ctx, w, kind, space, lanes, lane_list, a, vdst, size, signed, hi, d16, policy,
                                     data_regs):
             return
         # lane by lane: the reference behaviour (faults, page-crossing and overlapping accesses, d16 halves)
+        addrs = dict(zip(lane_list, a.tolist(), strict=True))
         if kind == "load":
             n = max(1, size // 4)
             w.ensure_vgprs(vdst.register + n)
@@ -339,26 +377,50 @@ def _private_uniform(ctx, w, kind, lanes, a0, size, vdst, data_regs) -> bool:
     scratch_base + ((a0 / 4 + k) * lanes + L) * 4, so each dword is one run of the wave's lanes."""
     mem = ctx.mem
     n = size // 4
-    starts = [w.scratch_base + ((a0 >> 2) + k) * w.lanes * 4 for k in range(n)]
-    views = [mem.dword_view(s, w.lanes) for s in starts]
-    if any(v is None for v in views):
-        return False
+    nl = w.lanes
+    stride = nl * 4
+    first = w.scratch_base + (a0 >> 2) * stride
+    views = []
+    for k in range(n):
+        view = mem.dword_view(first + k * stride, nl)
+        if view is None:
+            return False
+        views.append(view)
+    full = len(lanes) == nl  # every lane active: whole rows, no lane selection
     if kind == "load":
         if vdst is None:
             return False
-        w.ensure_vgprs(vdst.register + n)
-        outs = [w.v[vdst.register + i].copy() for i in range(n)]
+        if vdst.kind is not OperandKind.VGPR:  # AccVGPRs (gfx90a loads into them)
+            outs = [read_vector(w, _reg(vdst, i)) for i in range(n)]
+            for k in range(n):
+                outs[k][lanes] = views[k][lanes]
+            write_vector_multi(w, vdst, outs)
+            return True
+        r = vdst.register
+        if r + n > w.v.shape[0]:
+            w.ensure_vgprs(r + n)
+        v = w.v
         for k in range(n):
-            outs[k][lanes] = views[k][lanes]
-        write_vector_multi(w, vdst, outs)
+            if full:
+                v[r + k] = views[k]
+            else:
+                v[r + k, lanes] = views[k][lanes]
         return True
     if len(data_regs) < n:
         return False
     for k in range(n):  # `write_private`: one 4-byte write per lane and dword, counted when it changes bytes
-        new = read_vector(w, data_regs[k])[lanes]
         view = views[k]
-        mem.note_written(starts[k], int(np.count_nonzero(view[lanes] != new)))
-        view[lanes] = new
+        if full:
+            new = read_vector(w, data_regs[k])
+            changed = int(np.count_nonzero(view != new))
+            if changed:
+                view[:] = new
+        else:
+            new = read_vector(w, data_regs[k])[lanes]
+            changed = int(np.count_nonzero(view[lanes] != new))
+            if changed:
+                view[lanes] = new
+        mem.note_written(first + k * stride, changed)
     return True
 
 
@@ -496,6 +558,21 @@ def _tw(v: int, bits: int) -> int:
     return v & ((1 << bits) - 1)
 
 
+def _fval(v: int, bits: int) -> float:
+    return struct.unpack("<d" if bits == 64 else "<f", v.to_bytes(bits // 8, "little"))[0]
+
+
+def _fminmax(is_min: bool):
+    """Float atomic min/max as the ISA pseudocode writes it: MEM = (DATA < MEM) ? DATA : MEM (max with >), so a NaN
+    on either side and a zero of the other sign leave memory as it was."""
+
+    def fn(o: int, s: int, bits: int) -> int:
+        a, b = _fval(s, bits), _fval(o, bits)
+        return s if (a < b if is_min else a > b) else o
+
+    return fn
+
+
 def _fadd(o: int, s: int, bits: int) -> int:
     if bits == 64:
         return struct.unpack("<Q", struct.pack("<d", struct.unpack("<d", o.to_bytes(8, "little"))[0]
@@ -587,6 +664,11 @@ _ATOMIC_NAMES = ["add", "sub", "swap", "cmpswap", "and", "or", "xor", "umin", "u
 _ATOMIC_NAMES += ["sub_u64", "and_b64", "or_b64", "xor_b64", "min_i64", "max_i64", "min_u64", "max_u64", "inc_u64",
                   "dec_u64"]
 _ATOM.update({"min_u64": _ATOM["umin"], "max_u64": _ATOM["umax"], "min_i64": _ATOM["smin"], "max_i64": _ATOM["smax"]})
+# float min/max: GFX10 fmin/fmax(_x2), gfx90a/gfx94x/GFX11 min/max_f32/_f64, GFX12 min/max_num_f32
+_FMINMAX = {"fmin": True, "fmax": False, "min_f32": True, "max_f32": False, "min_f64": True, "max_f64": False,
+            "min_num_f32": True, "max_num_f32": False}
+_ATOM.update({_n: _fminmax(_m) for _n, _m in _FMINMAX.items()})
+_ATOMIC_NAMES += list(_FMINMAX)
 for _n in _ATOMIC_NAMES:
     for _pfx, _sp in (("global", "global"), ("flat", "flat")):
         semantic(f"{_pfx}_atomic_{_n}", f"{_pfx}_atomic_{_n}_x2")(_atomic_sem(_sp))
@@ -916,8 +998,10 @@ def _ds_atomic(ctx, insn):
             new = int(data2[ln]) if old == s else old
         elif base in ("cmpswap", "cmpstore"):  # GFX11+ renamed it cmpstore and swapped them (store DATA0 if DATA1)
             new = s if old == int(data2[ln]) else old
-        elif base in ("add_f", "add_f32"):
+        elif op.startswith("add_f"):  # `base` lost the _f32 (an integer add of float bits was wrong)
             new = _fadd(old, s, bits)
+        elif op in _FMINMAX:  # ds_min_f32, ds_max_f64, GFX12 ds_min_num_f32, ...
+            new = _ATOM[op](old, s, bits)
         elif base in ("wrxchg", "storexchg"):  # GFX11+ calls ds_wrxchg ds_storexchg
             new = s
         else:
@@ -950,6 +1034,10 @@ _ATOM["rsub"] = lambda o, s, b: s - o
 for _n in ("min_i64", "max_i64", "min_u64", "max_u64"):  # 64-bit LDS min/max (ds_min_i64, ds_max_rtn_u64, ...)
     semantic(f"ds_{_n}", f"ds_{_n[:3]}_rtn{_n[3:]}")(_ds_atomic)
 semantic("ds_storexchg_rtn_b32", "ds_storexchg_rtn_b64")(_ds_atomic)
+for _n in ("min_f32", "max_f32", "min_f64", "max_f64", "min_num_f32", "max_num_f32", "min_num_f64", "max_num_f64"):
+    semantic(f"ds_{_n}", f"ds_{_n[:3]}_rtn{_n[3:]}")(_ds_atomic)
+_FMINMAX.update({"min_num_f64": True, "max_num_f64": False})
+_ATOM.update({_n: _fminmax(_FMINMAX[_n]) for _n in ("min_num_f64", "max_num_f64")})
 
 
 @semantic("ds_bpermute_b32", "ds_permute_b32")

@@ -596,6 +596,17 @@ def s_waitcnt(ctx, insn):
         ctx.next_pc = insn.address
 
 
+@semantic(".long")
+def undecoded(ctx, insn):
+    """A word the decoder does not know. On GFX10+ an EXP-encoded word (bits 31:26 = 0b111110) is an export
+    (`exp mrt0 ...`): a compute dispatch has no render targets to export to, so the wave stops naming it (gfx90a and
+    gfx94x have no export instruction at all). `expcnt` waits are satisfied at once: no export is ever issued."""
+    word = int(insn.operands[0].value or 0) if insn.operands else 0
+    if ctx.wave.family in ("gfx10", "gfx11", "gfx12") and word >> 26 == 0x3E:
+        raise Unsupported(f"exp (export, {insn.text}): no export targets in a compute dispatch", insn.address)
+    raise Unsupported(insn.text, insn.address)
+
+
 @semantic("s_wait_alu")
 def s_wait_alu(ctx, insn):
     """Dependency-counter waits on ALU results: every ALU result is written when issued here."""
@@ -604,7 +615,9 @@ def s_wait_alu(ctx, insn):
 
 @semantic("s_getreg_b32")
 def s_getreg(ctx, insn):
-    text = insn.operands[1].text if len(insn.operands) > 1 else ""
+    # the GFX9 decoder lists the hwreg operand first and the SGPR destination second: find each by what it is
+    hw = next((o for o in insn.operands if "hwreg" in o.text), None)
+    text = hw.text if hw is not None else ""
     w = ctx.wave
     val = 0
     if "MODE" in text:
@@ -619,7 +632,8 @@ def s_getreg(ctx, insn):
     if m is not None:
         off, size = m
         val = (val >> off) & ((1 << size) - 1)
-    _dst(ctx, insn, val, 32)
+    dst = next((o for o in insn.operands if o.is_dest), insn.operands[0])
+    write_scalar(w, dst, val, 32)
 
 
 def _hwreg_field(text: str):
@@ -657,7 +671,8 @@ def s_memtime(ctx, insn):
 
 # ---------------------------------------------------------------------------------------------- SALU float (GFX12)
 # gfx12 has scalar f32 instructions; clang uses them for uniform integer division (s_cvt_f32_u32, s_mul_f32,
-# s_trunc_f32, s_fmac_f32, s_cvt_u32_f32). IEEE binary32, round to nearest even; the FMA forms round once.
+# s_trunc_f32, s_fmac_f32, s_cvt_u32_f32). IEEE binary32 in MODE.FP_ROUND's f32 direction (_s_round); the FMA
+# forms round once.
 
 
 def _f32(bits: int) -> float:
@@ -697,10 +712,27 @@ def _fma_f32(a: int, b: int, c: int) -> int:
     return _f32_bits(best[1] if best is not None else guess)
 
 
+def _s_round(ctx, near: int, ins: list[int], exact, addends=None, extra=()) -> int:
+    """`near` (the nearest-even result), or under a directed MODE.FP_ROUND (f32 field) the exact value of the
+    operation rounded in that direction (rounding.directed, one lane)."""
+    rnd = ctx.wave.mode & 3
+    if not rnd:
+        return near
+    import numpy as np
+
+    from amddbg.emu.semantics.rounding import directed
+
+    return int(directed([np.array([v & M32], dtype=np.uint32) for v in ins], 32, np.array([near], dtype=np.uint32),
+                        32, rnd, exact, addends, extra=[[x] for x in extra])[0])
+
+
 @semantic("s_cvt_f32_u32", "s_cvt_f32_i32")
 def s_cvt_f32_int(ctx, insn):
+    from fractions import Fraction
+
     v = _src(ctx, insn, 1, 32)
-    _dst(ctx, insn, _f32_bits(float(_sx(v, 32) if insn.mnemonic.endswith("i32") else v)), 32)
+    n = _sx(v, 32) if insn.mnemonic.endswith("i32") else v
+    _dst(ctx, insn, _s_round(ctx, _f32_bits(float(n)), [], lambda k: Fraction(k) if k else None, extra=[n]), 32)
 
 
 @semantic("s_cvt_u32_f32", "s_cvt_i32_f32")
@@ -727,18 +759,27 @@ def s_round_f32(ctx, insn):
 def s_arith_f32(ctx, insn):
     import numpy as np
 
-    a, b = np.float32(_f32(_src(ctx, insn, 1, 32))), np.float32(_f32(_src(ctx, insn, 2, 32)))
+    from amddbg.emu.semantics.rounding import signed
+
+    ua, ub = _src(ctx, insn, 1, 32), _src(ctx, insn, 2, 32)
+    a, b = np.float32(_f32(ua)), np.float32(_f32(ub))
     with np.errstate(all="ignore"):
         r = {"s_add_f32": a + b, "s_sub_f32": a - b, "s_mul_f32": a * b}[insn.mnemonic]
-    _dst(ctx, insn, _f32_bits(r), 32)
+    if insn.mnemonic == "s_mul_f32":
+        out = _s_round(ctx, _f32_bits(r), [ua, ub], lambda x, y: x * y)
+    else:
+        k = 1 if insn.mnemonic == "s_add_f32" else -1
+        out = _s_round(ctx, _f32_bits(r), [ua, ub], lambda x, y: x + k * y, lambda x, y: [signed(x), signed(k * y)])
+    _dst(ctx, insn, out, 32)
 
 
 @semantic("s_fmac_f32", "s_fmamk_f32", "s_fmaak_f32")
 def s_fma_f32(ctx, insn):
     """fmac: D = S0 * S1 + D; fmamk: D = S0 * K + S1; fmaak: D = S0 * S1 + K (operands in the order printed)."""
+    from amddbg.emu.semantics.rounding import product, signed
+
     a, b = _src(ctx, insn, 1, 32), _src(ctx, insn, 2, 32)
-    if insn.mnemonic == "s_fmac_f32":
-        r = _fma_f32(a, b, _src(ctx, insn, 0, 32))
-    else:
-        r = _fma_f32(a, b, _src(ctx, insn, 3, 32))
+    c = _src(ctx, insn, 0 if insn.mnemonic == "s_fmac_f32" else 3, 32)
+    r = _s_round(ctx, _fma_f32(a, b, c), [a, b, c], lambda x, y, z: x * y + z,
+                 lambda x, y, z: [product(x, y), signed(z)])
     _dst(ctx, insn, r, 32)

@@ -752,6 +752,8 @@ def v_dual(ctx, insn):
     from amddbg.emu.semantics import lookup
 
     w = ctx.wave
+    if insn.encoding == "VOPD3":  # gfx1250's three-source dual issue (not among the emulated targets)
+        raise Unsupported(f"{insn.text} (VOPD3 dual issue, gfx1250: not emulated)", insn.address)
     x, y, fx, fy = per_insn_cache(_DUALS, insn, lambda i: (*_vopd_halves(i), *map(lookup, _vopd_halves(i))))
     if fx is None or fy is None:
         raise Unsupported(insn.text, insn.address)

@@ -6,7 +6,8 @@ neg/abs, clamp, omod) that every float op shares; keeping them in one place lets
 It is imported after `valu`, so a mnemonic registered here replaces `valu`'s simpler version.
 
 Policy (docs/emulator.md, "Floating point"):
-- Rounding is round-to-nearest-even only; any other FP_ROUND value in MODE stops the wave as unsupported.
+- Rounding follows MODE.FP_ROUND: nearest even through numpy; a directed mode sends the instruction to the exact
+  per-lane slow path of rounding.py (`exact` functions of Fractions, one rounding).
 - Denormals follow MODE.FP_DENORM (bits 5:4 for f32, 7:6 for f64 and f16): bit 0 of a field keeps input
   denormals (else they read as a zero of the same sign), bit 1 keeps output denormals (else they flush to zero).
 - The hardware's 1-ULP approximations (v_rcp, v_rsq, v_sqrt, v_exp, v_log) are computed correctly rounded
@@ -29,6 +30,9 @@ import numpy as np
 from amddbg.emu.errors import Unsupported
 from amddbg.emu.operands import M32, read_vector, write_vector
 from amddbg.emu.semantics import SEMANTICS, per_insn_cache, semantic
+from amddbg.emu.semantics.rounding import directed, sqrt_fraction
+from amddbg.emu.semantics.rounding import product as _prod
+from amddbg.emu.semantics.rounding import signed as _sgn
 from amddbg.emu.semantics.valu import _explicit_vcc_dest, _split, read_lane_mask, write_lane_mask
 from amddbg.isa.model import OperandKind
 
@@ -138,11 +142,11 @@ def _dst_hi(f: _Form) -> bool:
 # ---------------------------------------------------------------------------------------------- MODE
 
 
-def _check_round(ctx, insn, bits: int) -> None:
+def _rnd(ctx, bits: int) -> int:
+    """MODE.FP_ROUND for a result of this width (0 nearest even, 1 +inf, 2 -inf, 3 toward zero): one test per
+    instruction; a non-zero value sends the instruction to its exact slow path (rounding.py)."""
     mode = ctx.wave.mode
-    rnd = (mode & 3) if bits == 32 else (mode >> 2) & 3
-    if rnd:
-        raise Unsupported(f"{insn.text} (FP_ROUND {rnd}: only round-to-nearest-even is emulated)", insn.address)
+    return (mode & 3) if bits == 32 else (mode >> 2) & 3
 
 
 def _denorm(ctx, bits: int) -> tuple[bool, bool]:
@@ -230,7 +234,7 @@ def fsrc(ctx, f: _Form, i: int, bits: int, flush: bool | None = None) -> np.ndar
 
 
 def _finish(ctx, f: _Form, u: np.ndarray, bits: int, inputs_nan: np.ndarray | None = None,
-            flush: bool | None = None) -> np.ndarray:
+            flush: bool | None = None, rnd: int = 0) -> np.ndarray:
     """omod, clamp, canonical NaN for invalid operations and output-denormal flush, on result bits."""
     ft, ut, _, _, _, qnan = _T[bits]
     u = np.asarray(u).astype(ut)
@@ -239,7 +243,11 @@ def _finish(ctx, f: _Form, u: np.ndarray, bits: int, inputs_nan: np.ndarray | No
         u = np.where(nan & ~inputs_nan, ut(qnan), u).astype(ut)
     if f.omod != 1.0:
         with np.errstate(all="ignore"):
-            u = _as_bits(_as_float(u, bits) * ft(f.omod), bits)
+            scaled = _as_bits(_as_float(u, bits) * ft(f.omod), bits)
+        if rnd:  # the output modifier's scaling rounds (overflow, denormals) in the same direction
+            k = Fraction(f.omod)
+            scaled = directed([u], bits, scaled, bits, rnd, lambda a: a * k)
+        u = scaled
     if f.clamp:
         x = _as_float(u, bits)
         dx10 = ctx.wave.family == "gfx12" or bool(ctx.wave.mode >> 8 & 1)
@@ -332,12 +340,17 @@ def _width(mn: str) -> int:
     return 64 if "f64" in mn else 16 if "f16" in mn else 32
 
 
-def _arith(fn, nsrc: int, bits: int | None = None):
-    """A float operation on `nsrc` sources of one width; fn works on float arrays."""
+_NO_ROUNDING = "exact"  # `exact` of an operation whose result never rounds (floor, ceil, trunc, rndne)
+
+
+def _arith(fn, nsrc: int, bits: int | None = None, exact=None, addends=None):
+    """A float operation on `nsrc` sources of one width; fn works on float arrays. Under a directed MODE.FP_ROUND,
+    `exact` (Fractions in, the exact result out, or None to keep fn's) is rounded per lane instead (`addends`: the
+    result is a sum, see rounding.directed)."""
 
     def run(ctx, insn):
         b = bits or _width(insn.mnemonic)
-        _check_round(ctx, insn, b)
+        rnd = _rnd(ctx, b)
         f = _form(insn)
         us = [fsrc(ctx, f, i, b) for i in range(nsrc)]
         xs = [_as_float(u, b) for u in us]
@@ -346,7 +359,13 @@ def _arith(fn, nsrc: int, bits: int | None = None):
         nan_in = np.zeros(ctx.wave.lanes, dtype=bool)
         for u in us:
             nan_in |= _is_nan(u, b)
-        fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, b), b, nan_in), b)
+        rb = _as_bits(r, b)
+        if rnd and exact is not _NO_ROUNDING:
+            if exact is None:
+                raise Unsupported(f"{insn.text} (FP_ROUND {rnd}: this operation has no directed rounding here)",
+                                  insn.address)
+            rb = directed(us, b, rb, b, rnd, exact, addends)
+        fdst(ctx, insn, f, _finish(ctx, f, rb, b, nan_in, rnd=rnd), b)
 
     return run
 
@@ -355,7 +374,7 @@ def _mac(bits: int):
     """v_fmac/v_mac: the destination is the addend (two-source e32/e64 forms)."""
 
     def run(ctx, insn):
-        _check_round(ctx, insn, bits)
+        rnd = _rnd(ctx, bits)
         f = _form(insn)
         us = [fsrc(ctx, f, i, bits) for i in range(2)]
         if len(f.srcs) >= 3:
@@ -367,9 +386,11 @@ def _mac(bits: int):
             c = d if _denorm(ctx, bits)[0] else _flush(d, bits)
         us.append(c)
         x = [_as_float(u, bits) for u in us]
-        r = _fma_exact(x[0], x[1], x[2], bits)
+        r = _as_bits(_fma_exact(x[0], x[1], x[2], bits), bits)
+        if rnd:
+            r = directed(us, bits, r, bits, rnd, _FMA_EXACT, _FMA_ADDENDS)
         nan_in = _is_nan(us[0], bits) | _is_nan(us[1], bits) | _is_nan(us[2], bits)
-        fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, bits), bits, nan_in), bits)
+        fdst(ctx, insn, f, _finish(ctx, f, r, bits, nan_in, rnd=rnd), bits)
 
     return run
 
@@ -378,21 +399,45 @@ def _fma_of(a, b, c):
     return _fma_exact(a, b, c, {np.dtype(np.float16): 16, np.dtype(np.float32): 32}.get(a.dtype, 64))
 
 
+def _FMA_EXACT(a, b, c):
+    return a * b + c
+
+
+def _FMA_ADDENDS(a, b, c):
+    return [_prod(a, b), _sgn(c)]
+
+
+def _ADD_EXACT(a, b):
+    return a + b
+
+
+def _ADD_ADDENDS(a, b):
+    return [_sgn(a), _sgn(b)]
+
+
+def _MUL_EXACT(a, b):
+    return a * b
+
+
 for _w, _s in ((16, "f16"), (32, "f32"), (64, "f64")):
-    semantic(f"v_add_{_s}")(_arith(lambda a, b: a + b, 2, _w))
-    semantic(f"v_sub_{_s}")(_arith(lambda a, b: a - b, 2, _w))
-    semantic(f"v_subrev_{_s}")(_arith(lambda a, b: b - a, 2, _w))
-    semantic(f"v_mul_{_s}")(_arith(lambda a, b: a * b, 2, _w))
-    semantic(f"v_fma_{_s}", f"v_fmaak_{_s}", f"v_fmamk_{_s}")(_arith(_fma_of, 3, _w))
+    semantic(f"v_add_{_s}")(_arith(lambda a, b: a + b, 2, _w, _ADD_EXACT, _ADD_ADDENDS))
+    semantic(f"v_sub_{_s}")(_arith(lambda a, b: a - b, 2, _w, lambda a, b: a - b,
+                                   lambda a, b: [_sgn(a), _sgn(-b)]))
+    semantic(f"v_subrev_{_s}")(_arith(lambda a, b: b - a, 2, _w, lambda a, b: b - a,
+                                      lambda a, b: [_sgn(b), _sgn(-a)]))
+    semantic(f"v_mul_{_s}")(_arith(lambda a, b: a * b, 2, _w, _MUL_EXACT))
+    semantic(f"v_fma_{_s}", f"v_fmaak_{_s}", f"v_fmamk_{_s}")(_arith(_fma_of, 3, _w, _FMA_EXACT, _FMA_ADDENDS))
     semantic(f"v_fmac_{_s}")(_mac(_w))
 semantic("v_mac_f16")(_mac(16))
-semantic("v_mad_f16")(_arith(_fma_of, 3, 16))  # f16 mad is fused on GFX9 (no intermediate rounding of the f16 product)
+# f16 mad is fused on GFX9 (no intermediate rounding of the f16 product)
+semantic("v_mad_f16")(_arith(_fma_of, 3, 16, _FMA_EXACT, _FMA_ADDENDS))
+SEMANTICS["v_add_f64_e64"] = SEMANTICS["v_add_f64"]  # valu registers this GFX9 spelling; the float one must win
 
 
 @semantic("v_mac_f32", "v_mad_f32", "v_madak_f32", "v_madmk_f32", "v_mac_legacy_f32", "v_mad_legacy_f32")
 def v_mad_f32(ctx, insn):
-    """Legacy (unfused) multiply-add: the product is rounded to f32 before the add."""
-    _check_round(ctx, insn, 32)
+    """Legacy (unfused) multiply-add: the product is rounded to f32 before the add (both in MODE's direction)."""
+    rnd = _rnd(ctx, 32)
     f = _form(insn)
     us = [fsrc(ctx, f, i, 32) for i in range(2)]
     if len(f.srcs) >= 3:
@@ -400,24 +445,32 @@ def v_mad_f32(ctx, insn):
     else:
         us.append(read_vector(ctx.wave, f.dst, 32))
     x = [_as_float(u, 32) for u in us]
+    legacy = "legacy" in insn.mnemonic
     with np.errstate(all="ignore"):
         r = (x[0] * x[1]).astype(np.float32)
-        if "legacy" in insn.mnemonic:  # DX9 rule: 0 * anything (even inf/NaN) is 0
+        if legacy:  # DX9 rule: 0 * anything (even inf/NaN) is 0
             r = np.where((x[0] == 0) | (x[1] == 0), np.float32(0.0), r)
-        r = (r + x[2]).astype(np.float32)
+        if rnd:
+            r = _as_float(directed(us[:2], 32, _as_bits(r, 32), 32, rnd, _MUL_EXACT), 32)
+        s = (r + x[2]).astype(np.float32)
+    if rnd:
+        s = _as_float(directed([_as_bits(r, 32), us[2]], 32, _as_bits(s, 32), 32, rnd, _ADD_EXACT, _ADD_ADDENDS), 32)
+    r = s
     nan_in = _is_nan(us[0], 32) | _is_nan(us[1], 32) | _is_nan(us[2], 32)
     fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, 32), 32, nan_in), 32)
 
 
 @semantic("v_mul_legacy_f32")
 def v_mul_legacy_f32(ctx, insn):
-    _check_round(ctx, insn, 32)
+    rnd = _rnd(ctx, 32)
     f = _form(insn)
     a, b = (fsrc(ctx, f, i, 32) for i in range(2))
     x, y = _as_float(a, 32), _as_float(b, 32)
     with np.errstate(all="ignore"):
-        r = np.where((x == 0) | (y == 0), np.float32(0.0), x * y)
-    fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, 32), 32, _is_nan(a, 32) | _is_nan(b, 32)), 32)
+        r = _as_bits(np.where((x == 0) | (y == 0), np.float32(0.0), x * y), 32)
+    if rnd:  # an exact zero product (0 * anything) keeps its +0
+        r = directed([a, b], 32, r, 32, rnd, _MUL_EXACT)
+    fdst(ctx, insn, f, _finish(ctx, f, r, 32, _is_nan(a, 32) | _is_nan(b, 32), rnd=rnd), 32)
 
 
 # -- min/max/med3
@@ -489,8 +542,37 @@ def v_med3(ctx, insn):
 # -- unary
 
 
-def _unary(fn, bits: int | None = None):
-    return _arith(fn, 1, bits)
+def _unary(fn, bits: int | None = None, exact=None):
+    return _arith(fn, 1, bits, exact)
+
+
+def _fract_exact(bits: int):
+    below_one = 1 - Fraction(1, 1 << {16: 11, 32: 24, 64: 53}[bits])  # the largest value below 1
+
+    def exact(a):
+        return min(a - (a.numerator // a.denominator), below_one)
+
+    return exact
+
+
+def _sqrt_exact(bits: int):
+    return lambda a: sqrt_fraction(a, bits) if a > 0 else None  # sqrt(+-0) = +-0, negative: NaN (kept)
+
+
+def _rcp_exact(a):
+    return 1 / a if a != 0 else None  # 1/+-0 is +-inf in every direction
+
+
+def _via64(fn64):
+    """An approximation evaluated in binary64 (as the nearest-even path does); a directed MODE rounds that binary64
+    value to the result width in its direction."""
+
+    def exact(a):
+        with np.errstate(all="ignore"):
+            v = float(fn64(np.float64(float(a))))
+        return Fraction(v) if np.isfinite(v) and v != 0 else None
+
+    return exact
 
 
 def _fract(a):
@@ -508,26 +590,29 @@ def _rcp(a):
     return (np.float64(1.0) / a.astype(np.float64)).astype(a.dtype) if a.dtype != np.float64 else 1.0 / a
 
 
-for _s in ("f16", "f32", "f64"):
-    semantic(f"v_floor_{_s}")(_unary(np.floor))
-    semantic(f"v_ceil_{_s}")(_unary(np.ceil))
-    semantic(f"v_trunc_{_s}")(_unary(np.trunc))
-    semantic(f"v_rndne_{_s}")(_unary(np.rint))
-    semantic(f"v_fract_{_s}")(_unary(_fract))
-    semantic(f"v_sqrt_{_s}")(_unary(np.sqrt))
-    semantic(f"v_rcp_{_s}")(_unary(_rcp))
-    semantic(f"v_rsq_{_s}")(_unary(_rsq))
-semantic("v_rcp_iflag_f32")(_unary(_rcp, 32))  # the integer-division reciprocal: same value, no exception flags
-semantic("v_exp_f32", "v_exp_f16")(_unary(lambda a: np.exp2(a.astype(np.float64)).astype(a.dtype)))
-semantic("v_log_f32", "v_log_f16")(_unary(lambda a: np.log2(a.astype(np.float64)).astype(a.dtype)))
-semantic("v_sin_f32", "v_sin_f16")(_unary(lambda a: np.sin(2 * np.pi * a.astype(np.float64)).astype(a.dtype)))
-semantic("v_cos_f32", "v_cos_f16")(_unary(lambda a: np.cos(2 * np.pi * a.astype(np.float64)).astype(a.dtype)))
+for _w, _s in ((16, "f16"), (32, "f32"), (64, "f64")):
+    semantic(f"v_floor_{_s}")(_unary(np.floor, _w, _NO_ROUNDING))
+    semantic(f"v_ceil_{_s}")(_unary(np.ceil, _w, _NO_ROUNDING))
+    semantic(f"v_trunc_{_s}")(_unary(np.trunc, _w, _NO_ROUNDING))
+    semantic(f"v_rndne_{_s}")(_unary(np.rint, _w, _NO_ROUNDING))
+    semantic(f"v_fract_{_s}")(_unary(_fract, _w, _fract_exact(_w)))
+    semantic(f"v_sqrt_{_s}")(_unary(np.sqrt, _w, _sqrt_exact(_w)))
+    semantic(f"v_rcp_{_s}")(_unary(_rcp, _w, _rcp_exact))
+    semantic(f"v_rsq_{_s}")(_unary(_rsq, _w, _via64(lambda x: 1.0 / np.sqrt(x))))
+semantic("v_rcp_iflag_f32")(_unary(_rcp, 32, _rcp_exact))  # the integer-division reciprocal: same value, no flags
+for _w, _s in ((16, "f16"), (32, "f32")):
+    semantic(f"v_exp_{_s}")(_unary(lambda a: np.exp2(a.astype(np.float64)).astype(a.dtype), _w, _via64(np.exp2)))
+    semantic(f"v_log_{_s}")(_unary(lambda a: np.log2(a.astype(np.float64)).astype(a.dtype), _w, _via64(np.log2)))
+    semantic(f"v_sin_{_s}")(_unary(lambda a: np.sin(2 * np.pi * a.astype(np.float64)).astype(a.dtype), _w,
+                                   _via64(lambda x: np.sin(2 * np.pi * x))))
+    semantic(f"v_cos_{_s}")(_unary(lambda a: np.cos(2 * np.pi * a.astype(np.float64)).astype(a.dtype), _w,
+                                   _via64(lambda x: np.cos(2 * np.pi * x))))
 
 
 @semantic("v_ldexp_f32", "v_ldexp_f64", "v_ldexp_f16")
 def v_ldexp(ctx, insn):
     b = _width(insn.mnemonic)
-    _check_round(ctx, insn, b)
+    rnd = _rnd(ctx, b)
     f = _form(insn)
     a = fsrc(ctx, f, 0, b)
     e = read_vector(ctx.wave, f.srcs[1], 32).astype(U32)
@@ -542,7 +627,10 @@ def v_ldexp(ctx, insn):
         r = np.ldexp(x.astype(np.float64) if b == 16 else x, ei.astype(np.int32))
         if b == 16:  # scaling an f16 in f64 is exact; one rounding to f16
             r = r.astype(np.float16)
-    fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, b), b, _is_nan(a, b)), b)
+    r = _as_bits(r, b)
+    if rnd:  # the scaling is exact but for denormal or overflowing results
+        r = directed([a], b, r, b, rnd, lambda x, k: x * Fraction(2) ** k, extra=[ei])
+    fdst(ctx, insn, f, _finish(ctx, f, r, b, _is_nan(a, b), rnd=rnd), b)
 
 
 @semantic("v_frexp_mant_f32", "v_frexp_mant_f64", "v_frexp_mant_f16")
@@ -646,11 +734,13 @@ def v_div_fmas(ctx, insn):
     """fma, then where VCC is set scale by 2**64 (f32; 2**128 for f64) if S2's exponent says the quotient is
     large, else by the inverse (undoing v_div_scale). Input denormals are not flushed."""
     b = 64 if "f64" in insn.mnemonic else 32
-    _check_round(ctx, insn, b)
+    rnd = _rnd(ctx, b)
     f = _form(insn)
     us = [fsrc(ctx, f, i, b, flush=False) for i in range(3)]
     x = [_as_float(u, b) for u in us]
     r = _fma_exact(x[0], x[1], x[2], b)
+    if rnd:
+        r = _as_float(directed(us, b, _as_bits(r, b), b, rnd, _FMA_EXACT, _FMA_ADDENDS), b)
     vcc = read_lane_mask(ctx, None)
     scale = 64 if b == 32 else 128
     bias = 127 if b == 32 else 1023
@@ -658,9 +748,13 @@ def v_div_fmas(ctx, insn):
     with np.errstate(all="ignore"):
         scaled = np.where(e2 > bias, np.ldexp(r.astype(np.float64) if b == 32 else r, scale),
                           np.ldexp(r.astype(np.float64) if b == 32 else r, -scale)).astype(r.dtype)
+    if rnd:  # the post-scaling rounds (a denormal quotient) in the same direction as the fma
+        k = np.where(e2 > bias, scale, -scale)
+        scaled = _as_float(directed([_as_bits(r, b)], b, _as_bits(scaled, b), b, rnd,
+                                    lambda a, n: a * Fraction(2) ** n, extra=[k]), b)
     r = np.where(vcc, scaled, r)
     nan_in = _is_nan(us[0], b) | _is_nan(us[1], b) | _is_nan(us[2], b)
-    fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, b), b, nan_in), b)
+    fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, b), b, nan_in, rnd=rnd), b)
 
 
 @semantic("v_div_fixup_f32", "v_div_fixup_f64", "v_div_fixup_f16")
@@ -822,16 +916,22 @@ for _op in _FCMP:
 # ---------------------------------------------------------------------------------------------- conversions
 
 
+def _same(a):
+    return a
+
+
 def _cvt_float(src_bits: int, dst_bits: int):
     def run(ctx, insn):
-        _check_round(ctx, insn, dst_bits)
+        rnd = _rnd(ctx, dst_bits) if dst_bits < src_bits else 0  # widening is exact
         f = _form(insn)
         a = fsrc(ctx, f, 0, src_bits)
         with np.errstate(all="ignore"):
             r = _as_float(a, src_bits).astype(_T[dst_bits][0])
         u = _as_bits(r, dst_bits)
+        if rnd:
+            u = directed([a], src_bits, u, dst_bits, rnd, _same)
         # a NaN keeps its payload's top bits and is quiet (numpy does the same narrowing/widening)
-        fdst(ctx, insn, f, _finish(ctx, f, _quiet(u, dst_bits), dst_bits, _is_nan(a, src_bits)), dst_bits)
+        fdst(ctx, insn, f, _finish(ctx, f, _quiet(u, dst_bits), dst_bits, _is_nan(a, src_bits), rnd=rnd), dst_bits)
 
     return run
 
@@ -855,11 +955,13 @@ def _int_src(ctx, f: _Form, i: int, width: int, signed: bool) -> np.ndarray:
 
 def _cvt_from_int(width: int, signed: bool, dst_bits: int):
     def run(ctx, insn):
-        _check_round(ctx, insn, dst_bits)
+        rnd = _rnd(ctx, dst_bits)
         f = _form(insn)
         x = _int_src(ctx, f, 0, width, signed)
-        r = x.astype(np.float64).astype(_T[dst_bits][0])  # |x| < 2**32: exact in f64, one rounding
-        fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, dst_bits), dst_bits), dst_bits)
+        r = _as_bits(x.astype(np.float64).astype(_T[dst_bits][0]), dst_bits)  # |x| < 2**32: exact in f64
+        if rnd:
+            r = directed([], dst_bits, r, dst_bits, rnd, lambda n: Fraction(n) if n else None, extra=[x])
+        fdst(ctx, insn, f, _finish(ctx, f, r, dst_bits, rnd=rnd), dst_bits)
 
     return run
 
@@ -927,12 +1029,16 @@ def v_cvt_pkrtz(ctx, insn):
 
 @semantic("v_cvt_pk_f16_f32")
 def v_cvt_pk_f16_f32(ctx, insn):
-    _check_round(ctx, insn, 16)
+    rnd = _rnd(ctx, 16)
     f = _form(insn)
-    a, b = (_as_float(fsrc(ctx, f, i, 32), 32) for i in range(2))
+    ua, ub = (fsrc(ctx, f, i, 32) for i in range(2))
+    a, b = _as_float(ua, 32), _as_float(ub, 32)
     with np.errstate(all="ignore"):
-        lo = _finish(ctx, f, _as_bits(a.astype(np.float16), 16), 16).astype(U32)
-        hi = _finish(ctx, f, _as_bits(b.astype(np.float16), 16), 16).astype(U32)
+        la, hb = _as_bits(a.astype(np.float16), 16), _as_bits(b.astype(np.float16), 16)
+    if rnd:
+        la, hb = directed([ua], 32, la, 16, rnd, _same), directed([ub], 32, hb, 16, rnd, _same)
+    lo = _finish(ctx, f, la, 16, rnd=rnd).astype(U32)
+    hi = _finish(ctx, f, hb, 16, rnd=rnd).astype(U32)
     write_vector(ctx.wave, f.dst, lo | (hi << U32(16)), 32)
 
 
@@ -979,11 +1085,14 @@ semantic("v_cvt_pknorm_u16_f32")(_cvt_pknorm(False))
 @semantic("v_fma_mix_f32", "v_fma_mixlo_f16", "v_fma_mixhi_f16", "v_mad_mix_f32", "v_mad_mixlo_f16",
           "v_mad_mixhi_f16")
 def v_fma_mix(ctx, insn):
-    """Sources are f16 (op_sel_hi bit set; op_sel picks the half) or f32; one fused operation in f32."""
-    _check_round(ctx, insn, 32)
+    """Sources are f16 (op_sel_hi bit set; op_sel picks the half) or f32; one fused operation in f32. Under a directed
+    MODE.FP_ROUND the f32 result rounds in the f32 field's direction and mixlo/mixhi's conversion to f16 in the
+    f16 field's (the nearest-even path's two roundings, each in its own field's direction)."""
+    rnd = _rnd(ctx, 32)
     f = _form(insn)
     osh = f.op_sel_hi or [0, 0, 0]
     xs = []
+    raw, widths = [], []
     nan_in = np.zeros(ctx.wave.lanes, dtype=bool)
     for i in range(3):
         if _bit(osh, i):
@@ -992,21 +1101,37 @@ def v_fma_mix(ctx, insn):
             u = u if _denorm(ctx, 16)[0] else _flush(u, 16)
             nan_in |= _is_nan(u, 16)
             xs.append(_as_float(u, 16).astype(np.float32))
+            raw.append(u)
+            widths.append(16)
         else:
             u = _apply_negabs(_raw(ctx, f.srcs[i], 32), f.mods[i] | ({"neg"} if _bit(f.neg_lo, i) else set()), 32)
             u = u if _denorm(ctx, 32)[0] else _flush(u, 32)
             nan_in |= _is_nan(u, 32)
             xs.append(_as_float(u, 32))
+            raw.append(u)
+            widths.append(32)
     if "mad_mix" in insn.mnemonic:
         with np.errstate(all="ignore"):
-            r = (xs[0] * xs[1]).astype(np.float32) + xs[2]
+            p = (xs[0] * xs[1]).astype(np.float32)
+            if rnd:
+                p = _as_float(directed(raw[:2], widths[:2], _as_bits(p, 32), 32, rnd, _MUL_EXACT), 32)
+            r = p + xs[2]
+        if rnd:
+            r = _as_float(directed([_as_bits(p, 32), raw[2]], [32, widths[2]], _as_bits(r, 32), 32, rnd,
+                                   _ADD_EXACT, _ADD_ADDENDS), 32)
     else:
         r = _fma_exact(xs[0], xs[1], xs[2], 32)
+        if rnd:
+            r = _as_float(directed(raw, widths, _as_bits(r, 32), 32, rnd, _FMA_EXACT, _FMA_ADDENDS), 32)
     if insn.mnemonic.endswith("_f32"):
-        write_vector(ctx.wave, f.dst, _finish(ctx, f, _as_bits(r, 32), 32, nan_in), 32)
+        write_vector(ctx.wave, f.dst, _finish(ctx, f, _as_bits(r, 32), 32, nan_in, rnd=rnd), 32)
         return
+    rnd16 = _rnd(ctx, 16)
     with np.errstate(all="ignore"):  # mixlo/mixhi: round the f32 result to f16 (a second rounding)
-        h = _finish(ctx, f, _quiet(_as_bits(r.astype(np.float16), 16), 16), 16, nan_in).astype(U32)
+        h = _as_bits(r.astype(np.float16), 16)
+    if rnd16:
+        h = directed([_as_bits(r, 32)], 32, h, 16, rnd16, _same)
+    h = _finish(ctx, f, _quiet(h, 16), 16, nan_in, rnd=rnd16).astype(U32)
     old = read_vector(ctx.wave, f.dst, 32)
     out = (old & U32(0xFFFF)) | (h << U32(16)) if "mixhi" in insn.mnemonic else (old & U32(0xFFFF0000)) | h
     write_vector(ctx.wave, f.dst, out, 32)
@@ -1043,9 +1168,9 @@ def _pk_halves(ctx, f: _Form, i: int, bits: int) -> tuple[np.ndarray, np.ndarray
     return lo, hi
 
 
-def _pk_float(fn, nsrc: int, bits: int):
+def _pk_float(fn, nsrc: int, bits: int, exact, addends=None):
     def run(ctx, insn):
-        _check_round(ctx, insn, bits)
+        rnd = _rnd(ctx, bits)
         f = _form(insn)
         keep_in = _denorm(ctx, bits)[0]
         res = []
@@ -1061,7 +1186,10 @@ def _pk_float(fn, nsrc: int, bits: int):
             nan_in = np.zeros(ctx.wave.lanes, dtype=bool)
             for u in us:
                 nan_in |= _is_nan(u, bits)
-            res.append(_finish(ctx, f, _as_bits(r, bits), bits, nan_in))
+            rb = _as_bits(r, bits)
+            if rnd:
+                rb = directed(us, bits, rb, bits, rnd, exact, addends)
+            res.append(_finish(ctx, f, rb, bits, nan_in, rnd=rnd))
         if bits == 16:
             write_vector(ctx.wave, f.dst, res[0].astype(U32) | (res[1].astype(U32) << U32(16)), 32)
         else:
@@ -1071,9 +1199,9 @@ def _pk_float(fn, nsrc: int, bits: int):
 
 
 for _w, _s in ((16, "f16"), (32, "f32")):
-    semantic(f"v_pk_add_{_s}")(_pk_float(lambda a, b: a + b, 2, _w))
-    semantic(f"v_pk_mul_{_s}")(_pk_float(lambda a, b: a * b, 2, _w))
-    semantic(f"v_pk_fma_{_s}")(_pk_float(_fma_of, 3, _w))
+    semantic(f"v_pk_add_{_s}")(_pk_float(lambda a, b: a + b, 2, _w, _ADD_EXACT, _ADD_ADDENDS))
+    semantic(f"v_pk_mul_{_s}")(_pk_float(lambda a, b: a * b, 2, _w, _MUL_EXACT))
+    semantic(f"v_pk_fma_{_s}")(_pk_float(_fma_of, 3, _w, _FMA_EXACT, _FMA_ADDENDS))
 
 
 def _pk_minmax(is_min: bool, num: bool):
@@ -1103,6 +1231,8 @@ def _pk_int(fn, nsrc: int, signed: bool, sat: bool = True):
 
     def run(ctx, insn):
         f = _form(insn)
+        if f.clamp and not sat:
+            raise Unsupported(f"{insn.text} (clamp on this instruction is not emulated)", insn.address)
         res = []
         for half in (0, 1):
             xs = []
@@ -1390,11 +1520,13 @@ _S_TRANS = {"rcp": _rcp, "rsq": _rsq, "sqrt": np.sqrt,
 
 def _s_trans(name: str, bits: int):
     """GFX12 v_s_<op>_f32/f16: a transcendental on a scalar operand written to an SGPR (one value per wave)."""
+    exact = {"rcp": _rcp_exact, "sqrt": _sqrt_exact(bits), "rsq": _via64(lambda x: 1.0 / np.sqrt(x)),
+             "exp": _via64(np.exp2), "log": _via64(np.log2)}[name]
 
     def run(ctx, insn):
         from amddbg.emu.operands import read_scalar, write_scalar
 
-        _check_round(ctx, insn, bits)
+        rnd = _rnd(ctx, bits)
         f = _form(insn)
         u = np.array([read_scalar(ctx.wave, f.srcs[0], 16 if bits == 16 else 32, "f")], dtype=_T[bits][1])
         if bits == 16:
@@ -1403,8 +1535,10 @@ def _s_trans(name: str, bits: int):
         if not _denorm(ctx, bits)[0]:
             u = _flush(u, bits)
         with np.errstate(all="ignore"):
-            r = _S_TRANS[name](_as_float(u, bits))
-        out = _finish(ctx, f, _as_bits(r, bits), bits, _is_nan(u, bits))
+            r = _as_bits(_S_TRANS[name](_as_float(u, bits)), bits)
+        if rnd:
+            r = directed([u], bits, r, bits, rnd, exact)
+        out = _finish(ctx, f, r, bits, _is_nan(u, bits), rnd=rnd)
         write_scalar(ctx.wave, f.sdst, int(out[0]))
 
     return run

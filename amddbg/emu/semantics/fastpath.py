@@ -1,0 +1,521 @@
+"""Specialised closures for the instructions real kernels execute most, built once per decoded instruction.
+
+The generic semantic functions re-derive on every execution what the instruction alone fixes (which operand is a
+register, which a constant, where the result goes) and go through the general operand readers and writers. For the
+plain forms of the most frequent instructions — moves, readlane/writelane, 32-bit integer VALU operations and
+compares, v_cndmask, the scalar moves, arithmetic, compares, branches — `compile_fast(insn)` instead returns a
+closure with the operands resolved: register numbers and constants bound, the EXEC-all case written as one array
+assignment. Anything unusual (modifiers, SDWA/DPP, clamp, 16-bit halves, special registers other than VCC/EXEC,
+AccVGPRs, a lane-mask width the generic path treats specially) gets no closure and runs the generic function.
+
+The closures compute exactly what the generic functions do: tests/emu/test_fastpath.py runs both on random wave
+states for every instruction of the oracle corpus that gets a closure and compares the whole wave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from amddbg.emu.operands import M32, read_scalar
+from amddbg.emu.wave import lane_bools
+from amddbg.isa.model import OperandKind
+
+SGPR, VGPR, INLINE, LITERAL, SPECIAL = (OperandKind.SGPR, OperandKind.VGPR, OperandKind.INLINE, OperandKind.LITERAL,
+                                        OperandKind.SPECIAL)
+U32 = np.uint32
+
+
+def _plain(insn) -> bool:
+    """No modifier of any kind, no SDWA/DPP, no clamp/omod, no 16-bit register halves."""
+    text = insn.text
+    if "dpp" in insn.mnemonic or "sdwa" in insn.mnemonic or insn.encoding.endswith(("DPP", "SDWA", "DPP8")):
+        return False
+    if any(t in text for t in (" clamp", "mul:", "div:", "neg", "abs", "|", "op_sel", "sext", ".l", ".h", "row_",
+                               "quad_perm", "bound_ctrl", "dpp")):
+        return False
+    return not any(o.modifiers for o in insn.operands)
+
+
+# ---------------------------------------------------------------------------------------------- operand access
+
+
+def _scalar_const(op, bits: int = 32) -> int | None:
+    """The value of an inline constant or literal as the generic reader gives it (None: not a constant)."""
+    if op.kind in (INLINE, LITERAL):
+        return read_scalar(None, op, bits)
+    return None
+
+
+def _scalar_getter(op) -> Callable | None:
+    """w -> 32-bit scalar value of an SGPR or constant operand (None: the generic reader is needed)."""
+    c = _scalar_const(op)
+    if c is not None:
+        return lambda w: c
+    if op.kind is SGPR:
+        r = op.register
+        return lambda w: w.s[r]
+    return None
+
+
+def _vector_source(op) -> tuple[str, object] | None:
+    """('v', register) | ('c', constant) | ('s', register): a 32-bit VALU source without modifiers."""
+    if op.kind is VGPR:
+        return "v", op.register
+    c = _scalar_const(op)
+    if c is not None:
+        return "c", c
+    if op.kind is SGPR:
+        return "s", op.register
+    return None
+
+
+def _is_vcc(op, lanes_hint: str) -> bool:
+    return op.kind is SPECIAL and op.text == lanes_hint
+
+
+# ---------------------------------------------------------------------------------------------- VALU
+
+
+def _vmove(dreg: int, src) -> Callable:
+    kind, val = src
+    need = dreg + 1
+
+    if kind == "v":
+        need = max(need, val + 1)
+
+        def run(ctx, insn):
+            w = ctx.wave
+            v = w.v
+            if len(v) < need:
+                w.ensure_vgprs(need)
+                v = w.v
+            ex = w.exec
+            if ex == w.mask:
+                v[dreg] = v[val]
+            elif ex:
+                np.copyto(v[dreg], v[val], where=lane_bools(ex, w.lanes))
+        return run
+
+    def run(ctx, insn):
+        w = ctx.wave
+        v = w.v
+        if len(v) < need:
+            w.ensure_vgprs(need)
+            v = w.v
+        x = val if kind == "c" else w.s[val]
+        ex = w.exec
+        if ex == w.mask:
+            v[dreg].fill(x)
+        elif ex:
+            v[dreg][lane_bools(ex, w.lanes)] = x
+    return run
+
+
+def _vbinop(dreg: int, a, b, fn) -> Callable:
+    """dst = fn(a, b) on uint32 lanes, written in EXEC."""
+    (ka, va), (kb, vb) = a, b
+    need = max(dreg, va if ka == "v" else 0, vb if kb == "v" else 0) + 1
+
+    def run(ctx, insn):
+        w = ctx.wave
+        v = w.v
+        if len(v) < need:
+            w.ensure_vgprs(need)
+            v = w.v
+        lanes = w.lanes
+        x = v[va] if ka == "v" else _full(va if ka == "c" else w.s[va], lanes)
+        y = v[vb] if kb == "v" else _full(vb if kb == "c" else w.s[vb], lanes)
+        r = fn(x, y)
+        ex = w.exec
+        if ex == w.mask:
+            v[dreg] = r
+        elif ex:
+            np.copyto(v[dreg], r, where=lane_bools(ex, lanes), casting="unsafe")
+    return run
+
+
+_FULL: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _full(x: int, lanes: int) -> np.ndarray:
+    """A read-only uint32 vector of `x` in every lane (shared: the generic path broadcasts scalars the same way)."""
+    key = (x, lanes)
+    a = _FULL.get(key)
+    if a is None:
+        if len(_FULL) > 4096:
+            _FULL.clear()
+        a = np.full(lanes, x, dtype=U32)
+        a.flags.writeable = False
+        _FULL[key] = a
+    return a
+
+
+def _readlane(sdst: int, vreg: int, lane) -> Callable:
+    kind, val = lane
+    need = vreg + 1
+
+    def run(ctx, insn):
+        w = ctx.wave
+        if len(w.v) < need:
+            w.ensure_vgprs(need)
+        n = (val if kind == "c" else w.s[val]) % w.lanes
+        w.s[sdst] = int(w.v[vreg, n])
+    return run
+
+
+def _writelane(vreg: int, src, lane) -> Callable:
+    (ks, vs), (kl, vl) = src, lane
+    need = vreg + 1
+
+    def run(ctx, insn):
+        w = ctx.wave
+        if len(w.v) < need:
+            w.ensure_vgprs(need)
+        n = (vl if kl == "c" else w.s[vl]) % w.lanes
+        w.v[vreg, n] = vs if ks == "c" else w.s[vs]
+    return run
+
+
+def _readfirstlane(sdst: int, src) -> Callable:
+    kind, val = src
+    need = (val + 1) if kind == "v" else 0
+
+    def run(ctx, insn):
+        w = ctx.wave
+        if kind == "v":
+            if len(w.v) < need:
+                w.ensure_vgprs(need)
+            ex = w.exec
+            first = (ex & -ex).bit_length() - 1 if ex else 0
+            w.s[sdst] = int(w.v[val, first])
+        else:
+            w.s[sdst] = val if kind == "c" else w.s[val]
+    return run
+
+
+def _vcmp(target, a, b, fn, signed: bool) -> Callable:
+    """A 32-bit integer compare (not v_cmpx) into VCC (target None) or an SGPR (pair in wave64)."""
+    (ka, va), (kb, vb) = a, b
+    need = max(va if ka == "v" else 0, vb if kb == "v" else 0) + 1
+
+    def run(ctx, insn):
+        w = ctx.wave
+        v = w.v
+        if len(v) < need:
+            w.ensure_vgprs(need)
+            v = w.v
+        lanes = w.lanes
+        x = v[va] if ka == "v" else _full(va if ka == "c" else w.s[va], lanes)
+        y = v[vb] if kb == "v" else _full(vb if kb == "c" else w.s[vb], lanes)
+        if signed:
+            x, y = x.view(np.int32), y.view(np.int32)
+        res = fn(x, y)
+        m = int.from_bytes(np.packbits(res, bitorder="little").tobytes(), "little") & w.exec
+        if target is None:
+            w.vcc = (w.vcc & ~w.mask if lanes == 32 else 0) | m
+        else:
+            s = w.s
+            s[target] = m & M32
+            if lanes == 64:
+                s[target + 1] = m >> 32
+    return run
+
+
+def _cndmask(dreg: int, a, b, sel) -> Callable:
+    """dst = sel ? b : a, sel None = VCC, else an SGPR (pair in wave64)."""
+    (ka, va), (kb, vb) = a, b
+    need = max(dreg, va if ka == "v" else 0, vb if kb == "v" else 0) + 1
+
+    def run(ctx, insn):
+        w = ctx.wave
+        v = w.v
+        if len(v) < need:
+            w.ensure_vgprs(need)
+            v = w.v
+        lanes = w.lanes
+        if sel is None:
+            m = w.vcc
+        else:
+            m = w.s[sel] | (w.s[sel + 1] << 32 if lanes == 64 else 0)
+        x = v[va] if ka == "v" else _full(va if ka == "c" else w.s[va], lanes)
+        y = v[vb] if kb == "v" else _full(vb if kb == "c" else w.s[vb], lanes)
+        r = np.where(lane_bools(m, lanes), y, x)
+        ex = w.exec
+        if ex == w.mask:
+            v[dreg] = r
+        elif ex:
+            np.copyto(v[dreg], r, where=lane_bools(ex, lanes))
+    return run
+
+
+_VCMP_FNS = {"eq": np.equal, "ne": np.not_equal, "lg": np.not_equal, "lt": np.less, "le": np.less_equal,
+             "gt": np.greater, "ge": np.greater_equal}
+
+
+def _valu(insn, generic, lanes_name) -> Callable | None:
+    mn = insn.mnemonic
+    base = mn[:-4] if mn.endswith(("_e32", "_e64")) else mn
+    ops = insn.operands
+    dests = [o for o in ops if o.is_dest]
+    srcs = [o for o in ops if not o.is_dest]
+    if base in ("v_mov_b32",) and len(dests) == 1 and dests[0].kind is VGPR and len(srcs) == 1:
+        s = _vector_source(srcs[0])
+        return _vmove(dests[0].register, s) if s is not None else None
+    if base == "v_readlane_b32" and len(ops) == 3 and ops[0].kind is SGPR and ops[1].kind is VGPR:
+        lane = _vector_source(ops[2])
+        if lane is not None and lane[0] != "v" and ops[0].register < 106:
+            return _readlane(ops[0].register, ops[1].register, lane)
+        return None
+    if base == "v_writelane_b32" and len(ops) == 3 and ops[0].kind is VGPR:
+        src, lane = _vector_source(ops[1]), _vector_source(ops[2])
+        if src is not None and lane is not None and src[0] != "v" and lane[0] != "v":
+            return _writelane(ops[0].register, src, lane)
+        return None
+    if base == "v_readfirstlane_b32" and len(dests) == 1 and dests[0].kind is SGPR and len(srcs) == 1:
+        s = _vector_source(srcs[0])
+        return _readfirstlane(dests[0].register, s) if s is not None and dests[0].register < 106 else None
+    if base == "v_cndmask_b32":
+        vd = [o for o in dests if o.kind is VGPR]
+        ss = [o for o in srcs if not _is_vcc(o, lanes_name)]
+        if len(vd) != 1 or len(dests) != 1 or len(ss) not in (2, 3):
+            return None
+        a, b = _vector_source(ss[0]), _vector_source(ss[1])
+        if a is None or b is None:
+            return None
+        if len(ss) == 3:
+            if ss[2].kind is not SGPR:
+                return None
+            sel = ss[2].register
+        elif any(_is_vcc(o, lanes_name) for o in srcs) or lanes_name == "vcc":
+            sel = None
+        else:
+            return None
+        return _cndmask(vd[0].register, a, b, sel)
+    if base.startswith("v_cmp_") and base[-4:] in ("_i32", "_u32"):
+        op = base[len("v_cmp_"):-4]
+        fn = _VCMP_FNS.get(op)
+        if fn is None:
+            return None
+        ss = [o for o in srcs if not _is_vcc(o, lanes_name) and not _is_vcc(o, "vcc")]
+        sd = [o for o in dests if not _is_vcc(o, lanes_name) and not _is_vcc(o, "vcc")]
+        if len(ss) != 2 or len(sd) > 1:
+            return None
+        a, b = _vector_source(ss[0]), _vector_source(ss[1])
+        if a is None or b is None:
+            return None
+        if sd:
+            if sd[0].kind is not SGPR:
+                return None
+            target = sd[0].register
+        else:
+            target = None
+        return _vcmp(target, a, b, fn, base.endswith("_i32"))
+    binop = _binop_of(generic)
+    if binop is not None and len(dests) == 1 and dests[0].kind is VGPR and len(srcs) == 2:
+        a, b = _vector_source(srcs[0]), _vector_source(srcs[1])
+        if a is None or b is None:
+            return None
+        return _vbinop(dests[0].register, a, b, binop)
+    return None
+
+
+def _binop_of(fn) -> Callable | None:
+    """The 32-bit lane function of a `valu._binop` semantic (seen through wrappers), or None."""
+    seen = 0
+    while fn is not None and seen < 4:
+        op = getattr(fn, "binop", None)
+        if op is not None:
+            return op
+        fn = getattr(fn, "__wrapped__", None)
+        seen += 1
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- SALU
+
+
+def _sgpr(op) -> int | None:
+    return op.register if op.kind is SGPR and op.register < 106 else None
+
+
+def _smov(d: int, src, bits: int) -> Callable:
+    if bits == 64:
+        c = _scalar_const(src, 64)
+        if c is not None:
+            lo, hi = c & M32, c >> 32 & M32
+
+            def run(ctx, insn):
+                s = ctx.wave.s
+                s[d] = lo
+                s[d + 1] = hi
+            return run
+        r = src.register
+
+        def run(ctx, insn):
+            s = ctx.wave.s
+            s[d] = s[r]
+            s[d + 1] = s[r + 1]
+        return run
+    get = _scalar_getter(src)
+
+    def run(ctx, insn):
+        w = ctx.wave
+        w.s[d] = get(w) & M32
+    return run
+
+
+def _sop2(mn: str, d: int, a, b) -> Callable | None:
+    """32-bit SOP2 arithmetic and logic with SCC, as salu.py defines them."""
+    if mn == "s_add_u32" or mn == "s_add_co_u32":
+        def run(ctx, insn):
+            w = ctx.wave
+            r = a(w) + b(w)
+            w.s[d] = r & M32
+            w.scc = int(r > M32)
+        return run
+    if mn == "s_sub_u32" or mn == "s_sub_co_u32":
+        def run(ctx, insn):
+            w = ctx.wave
+            x, y = a(w), b(w)
+            w.s[d] = (x - y) & M32
+            w.scc = int(y > x)
+        return run
+    if mn in ("s_and_b32", "s_or_b32", "s_xor_b32"):
+        op = {"s_and_b32": int.__and__, "s_or_b32": int.__or__, "s_xor_b32": int.__xor__}[mn]
+
+        def run(ctx, insn):
+            w = ctx.wave
+            r = op(a(w), b(w)) & M32
+            w.s[d] = r
+            w.scc = int(r != 0)
+        return run
+    if mn == "s_lshl_b32":
+        def run(ctx, insn):
+            w = ctx.wave
+            r = (a(w) << (b(w) & 31)) & M32
+            w.s[d] = r
+            w.scc = int(r != 0)
+        return run
+    if mn == "s_lshr_b32":
+        def run(ctx, insn):
+            w = ctx.wave
+            r = a(w) >> (b(w) & 31)
+            w.s[d] = r
+            w.scc = int(r != 0)
+        return run
+    if mn == "s_cselect_b32":
+        def run(ctx, insn):
+            w = ctx.wave
+            w.s[d] = (a(w) if w.scc else b(w)) & M32
+        return run
+    return None
+
+
+_SCMP = {"eq": int.__eq__, "lg": int.__ne__, "ne": int.__ne__, "gt": int.__gt__, "ge": int.__ge__,
+         "lt": int.__lt__, "le": int.__le__}
+
+
+def _scmp(op: str, signed: bool, a, b) -> Callable:
+    cmp = _SCMP[op]
+
+    def run(ctx, insn):
+        w = ctx.wave
+        x, y = a(w), b(w)
+        if signed:
+            x = x - (1 << 32) if x >> 31 else x
+            y = y - (1 << 32) if y >> 31 else y
+        w.scc = int(cmp(x, y))
+    return run
+
+
+def _branch(target: int, cond: str | None) -> Callable:
+    if cond is None:
+        def run(ctx, insn):
+            ctx.next_pc = target
+    elif cond == "scc0":
+        def run(ctx, insn):
+            if not ctx.wave.scc:
+                ctx.next_pc = target
+    elif cond == "scc1":
+        def run(ctx, insn):
+            if ctx.wave.scc:
+                ctx.next_pc = target
+    elif cond == "vccz":
+        def run(ctx, insn):
+            w = ctx.wave
+            if not w.vcc & w.mask:
+                ctx.next_pc = target
+    elif cond == "vccnz":
+        def run(ctx, insn):
+            w = ctx.wave
+            if w.vcc & w.mask:
+                ctx.next_pc = target
+    elif cond == "execz":
+        def run(ctx, insn):
+            if not ctx.wave.exec:
+                ctx.next_pc = target
+    else:  # execnz
+        def run(ctx, insn):
+            if ctx.wave.exec:
+                ctx.next_pc = target
+    return run
+
+
+def _salu(insn) -> Callable | None:
+    mn = insn.mnemonic
+    ops = insn.operands
+    if mn == "s_branch" or mn in ("s_cbranch_scc0", "s_cbranch_scc1", "s_cbranch_vccz", "s_cbranch_vccnz",
+                                  "s_cbranch_execz", "s_cbranch_execnz"):
+        target = getattr(insn, "branch_target", None)
+        if target is None:
+            return None
+        return _branch(target, None if mn == "s_branch" else mn[len("s_cbranch_"):])
+    if _plain_scalar(insn) is False:
+        return None
+    if mn in ("s_mov_b32", "s_mov_b64") and len(ops) == 2:
+        d = _sgpr(ops[0])
+        bits = 64 if mn.endswith("64") else 32
+        if d is None or (bits == 64 and (d + 1 >= 106)):
+            return None
+        src = ops[1]
+        if _scalar_const(src) is None and _sgpr(src) is None:
+            return None
+        if bits == 64 and src.kind is SGPR and src.register + 1 >= 106:
+            return None
+        return _smov(d, src, bits)
+    if mn in ("s_add_u32", "s_add_co_u32", "s_sub_u32", "s_sub_co_u32", "s_and_b32", "s_or_b32", "s_xor_b32",
+              "s_lshl_b32", "s_lshr_b32", "s_cselect_b32") and len(ops) == 3:
+        d = _sgpr(ops[0])
+        a, b = _scalar_getter(ops[1]), _scalar_getter(ops[2])
+        if d is None or a is None or b is None:
+            return None
+        return _sop2(mn, d, a, b)
+    if mn.startswith("s_cmp_") and mn[-4:] in ("_i32", "_u32") and len(ops) == 2:
+        op = mn[len("s_cmp_"):-4]
+        a, b = _scalar_getter(ops[0]), _scalar_getter(ops[1])
+        if op not in _SCMP or a is None or b is None:
+            return None
+        return _scmp(op, mn.endswith("_i32"), a, b)
+    return None
+
+
+def _plain_scalar(insn) -> bool:
+    return not any(o.modifiers for o in insn.operands)
+
+
+# ---------------------------------------------------------------------------------------------- entry
+
+
+def compile_fast(insn, generic: Callable | None, lanes: int) -> Callable | None:
+    """A closure `(ctx, insn) -> None` equivalent to `generic` for this instruction, or None (use `generic`).
+    `lanes` is the wave size (which VCC name a VOPC/v_cndmask names implicitly)."""
+    if generic is None:
+        return None
+    mn = insn.mnemonic
+    if mn.startswith("s_"):
+        return _salu(insn)
+    if mn.startswith("v_") and "::" not in mn and _plain(insn):
+        return _valu(insn, generic, "vcc_lo" if lanes == 32 else "vcc")
+    return None

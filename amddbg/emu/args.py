@@ -103,7 +103,7 @@ def explicit_args(kernel) -> list:
     return [a for a in args if not str(a.value_kind).startswith("hidden_")]
 
 
-def lay_out_kernargs(machine, kernel, specs, *, grid, block, queue, packet, size):
+def lay_out_kernargs(machine, kernel, specs, *, grid, block, queue, packet, size, dynamic_lds=0):
     """(kernarg bytes, buffer descriptions) for a dispatch."""
     specs = [s if isinstance(s, ArgSpec) else parse_arg(s) for s in specs]
     meta = kernel.metadata
@@ -154,7 +154,7 @@ def lay_out_kernargs(machine, kernel, specs, *, grid, block, queue, packet, size
         elif k == "hidden_grid_dims":
             fill = ("H", dims)
         elif k == "hidden_dynamic_lds_size":
-            fill = ("I", 0)
+            fill = ("I", dynamic_lds)
         elif k == "hidden_queue_ptr":
             fill = ("Q", queue)
         elif k in ("hidden_printf_buffer", "hidden_hostcall_buffer", "hidden_heap_v1", "hidden_default_queue",

@@ -128,10 +128,12 @@ def read_scalar(w, op, bits: int = 32, fmt: str = "i") -> int:
         return val & ((1 << bits) - 1)
     if k is OperandKind.LITERAL:
         val = int(op.value) & M32
-        if bits == 64:
-            if fmt == "f":
+        if bits == 64:  # a 32-bit literal for a 64-bit operand (AMDGPU ISA, LLVM's OPERAND_REG_IMM_{I,U}64):
+            if fmt == "f":  # f64: the literal is the high half
                 return val << 32
-            return val | (M32 << 32 if val >> 31 else 0)
+            if fmt == "s":  # signed i64 operands (ashr, bfe_i64, v_cmp_*_i64, v_mad_i64_i32): sign-extended
+                return val | (M32 << 32 if val >> 31 else 0)
+            return val  # b64/u64 operands (s_mov_b64 s[0:1], 0xffffffff is 0x00000000ffffffff): zero-extended
         if bits == 16:
             return val & 0xFFFF
         return val

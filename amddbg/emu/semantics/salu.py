@@ -26,7 +26,8 @@ def _ops(insn):
 
 
 def _src(ctx, insn, i: int, bits: int) -> int:
-    return read_scalar(ctx.wave, insn.operands[i], bits)
+    # a 32-bit literal is sign-extended only for a signed 64-bit operand (s_ashr_i64, s_bfe_i64), else zero-extended
+    return read_scalar(ctx.wave, insn.operands[i], bits, "s" if bits == 64 and "_i64" in insn.mnemonic else "i")
 
 
 def _dst(ctx, insn, value: int, bits: int) -> None:
@@ -394,6 +395,36 @@ def _scmpk(op, typ):
 for _op in _CMP:
     for _t in ("i32", "u32"):
         semantic(f"s_cmpk_{_op}_{_t}")(_scmpk(_op, _t))
+
+# GFX12 SALU float compares (SOPC): SCC = the IEEE comparison, false when unordered except for the negated
+# (`n*`) forms, `o` ordered and `u` unordered; -0 == +0
+_FCMP = {"lt": lambda a, b: a < b, "eq": lambda a, b: a == b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
+         "lg": lambda a, b: a < b or a > b, "ge": lambda a, b: a >= b, "o": lambda a, b: a == a and b == b}
+
+
+def _scmp_f(op, typ):
+    import numpy as np
+
+    def run(ctx, insn):
+        ua, ub = _src(ctx, insn, 0, 32), _src(ctx, insn, 1, 32)
+        if typ == "f16":
+            a, b = (float(np.uint16(u & 0xFFFF).view(np.float16)) for u in (ua, ub))
+        else:
+            a, b = (float(np.uint32(u).view(np.float32)) for u in (ua, ub))
+        if op == "u":
+            r = a != a or b != b
+        elif op.startswith("n"):
+            r = not _FCMP["eq" if op == "neq" else op[1:]](a, b)
+        else:
+            r = _FCMP[op](a, b)
+        ctx.wave.scc = int(r)
+
+    return run
+
+
+for _op in (*_FCMP, "u", "nge", "nlg", "ngt", "nle", "neq", "nlt"):
+    for _t in ("f32", "f16"):
+        semantic(f"s_cmp_{_op}_{_t}")(_scmp_f(_op, _t))
 
 
 @semantic("s_bitcmp0_b32", "s_bitcmp1_b32", "s_bitcmp0_b64", "s_bitcmp1_b64")

@@ -36,10 +36,35 @@ def _split(insn):
 _SPLITS: dict = {}
 
 
+def _vcc_sources(insn) -> tuple[int, ...]:
+    """Indices of VCC-named operands that are data sources the instruction encodes, not the implicit VCC (carry,
+    mask or compare result) the disassembly also prints: `v_and_b32_e32 v8, vcc_lo, v8` reads VCC_LO as src0."""
+    ops = insn.operands
+    enc = insn.encoding
+    if enc in ("VOP1", "VOP2", "VOPC"):
+        # e32: only src0 can name an SGPR; its 9-bit field is 106 for VCC_LO. An implicit VCC destination (GFX10+
+        # VOPC, carry-out) is printed before it, an implicit mask/carry-in after the VGPR src1.
+        if len(insn.raw) < 4 or int.from_bytes(insn.raw[:4], "little") & 0x1FF != 106:
+            return ()
+        nd = [i for i, o in enumerate(ops) if not o.is_dest]
+        vcc = [i for i in nd if ops[i].kind is OperandKind.SPECIAL and ops[i].text in _VCC_NAMES]
+        if not vcc:
+            return ()
+        return (nd[1],) if len(nd) > 1 and nd[0] in vcc and nd[1] in vcc else (nd[0],) if nd[0] in vcc else ()
+    if enc.startswith("VOP3") and not enc.endswith(("DPP", "SDWA", "DPP8")):
+        # VOP3: every source is encoded; only a lane-mask source (cndmask's select, a carry-in) stands for VCC
+        masked = any(k in insn.mnemonic for k in ("cndmask", "addc", "subb", "_ci_"))
+        nd = [i for i, o in enumerate(ops) if not o.is_dest]
+        return tuple(i for k, i in enumerate(nd) if ops[i].kind is OperandKind.SPECIAL
+                     and ops[i].text in _VCC_NAMES and not (masked and k >= 2))
+    return ()
+
+
 def _split_once(insn):
     vd, sd, src = [], [], []
-    for o in insn.operands:
-        if o.kind is OperandKind.SPECIAL and o.text in _VCC_NAMES:
+    keep = _vcc_sources(insn)
+    for i, o in enumerate(insn.operands):
+        if o.kind is OperandKind.SPECIAL and o.text in _VCC_NAMES and i not in keep:
             continue
         if o.is_dest:
             (vd if o.kind in (OperandKind.VGPR, OperandKind.AGPR) else sd).append(o)
@@ -331,6 +356,11 @@ semantic("v_min3_u32")(_ternop(lambda a, b, c: np.minimum(np.minimum(a, b), c)))
 semantic("v_max3_u32")(_ternop(lambda a, b, c: np.maximum(np.maximum(a, b), c)))
 semantic("v_min3_i32")(_ternop(lambda a, b, c: np.minimum(np.minimum(_i32(a), _i32(b)), _i32(c)).view(U32)))
 semantic("v_max3_i32")(_ternop(lambda a, b, c: np.maximum(np.maximum(_i32(a), _i32(b)), _i32(c)).view(U32)))
+# GFX11+: v_minmax = max(min(S0, S1), S2), v_maxmin = min(max(S0, S1), S2)
+semantic("v_minmax_u32")(_ternop(lambda a, b, c: np.maximum(np.minimum(a, b), c)))
+semantic("v_maxmin_u32")(_ternop(lambda a, b, c: np.minimum(np.maximum(a, b), c)))
+semantic("v_minmax_i32")(_ternop(lambda a, b, c: np.maximum(np.minimum(_i32(a), _i32(b)), _i32(c)).view(U32)))
+semantic("v_maxmin_i32")(_ternop(lambda a, b, c: np.minimum(np.maximum(_i32(a), _i32(b)), _i32(c)).view(U32)))
 semantic("v_med3_u32")(_ternop(lambda a, b, c: np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))))
 semantic("v_med3_i32")(_ternop(lambda a, b, c: np.maximum(np.minimum(_i32(a), _i32(b)),
                                                          np.minimum(np.maximum(_i32(a), _i32(b)), _i32(c))).view(U32)))
@@ -468,7 +498,7 @@ def v_mad64(ctx, insn):
     _, sd, ss = _split(insn)
     a = read_vector(w, ss[0])
     b = read_vector(w, ss[1])
-    c = read_vector(w, ss[2], 64)
+    c = read_vector(w, ss[2], 64, "s" if "i64" in insn.mnemonic else "i")  # a literal addend: signed or not
     if "i64" in insn.mnemonic:  # 32x32 signed products are exact in int64; the add wraps, overflow is the carry
         p = (a.view(np.int32).astype(np.int64) * b.view(np.int32).astype(np.int64)).view(U64)
         out = p + c
@@ -490,7 +520,7 @@ def _shift64(kind):
         w = ctx.wave
         _, _, ss = _split(insn)
         n = read_vector(w, ss[0]) & U32(63)
-        v = read_vector(w, ss[1], 64)
+        v = read_vector(w, ss[1], 64, "s" if kind == "ashr" else "i")  # a literal: sign-extended for ashr only
         if kind == "lshl":
             r = v << n.astype(U64)
         elif kind == "lshr":
@@ -646,7 +676,7 @@ semantic("v_cvt_i32_f64")(_cvt_from_float(True, 64))
 @semantic("v_cvt_f32_ubyte0", "v_cvt_f32_ubyte1", "v_cvt_f32_ubyte2", "v_cvt_f32_ubyte3")
 def v_cvt_ubyte(ctx, insn):
     (a,) = srcs(ctx, insn)
-    n = int(insn.mnemonic[-1])
+    n = int(insn.mnemonic.split("_ubyte")[1][0])  # the byte: v_cvt_f32_ubyte1_e32 is byte 1 (not the e32's 2)
     dst(ctx, insn, _bits32(((a >> U32(8 * n)) & U32(0xFF)).astype(np.float32)))
 
 
@@ -662,8 +692,9 @@ def _vcmp(op, typ, exec_write: bool):
     def run(ctx, insn):
         w = ctx.wave
         _, sd, ss = _split(insn)
-        a = read_vector(w, ss[0], bits, "f" if typ[0] == "f" else "i")
-        b = read_vector(w, ss[1], bits, "f" if typ[0] == "f" else "i")
+        fmt = "f" if typ[0] == "f" else "s" if typ == "i64" else "i"  # an i64 literal is sign-extended
+        a = read_vector(w, ss[0], bits, fmt)
+        b = read_vector(w, ss[1], bits, fmt)
         if typ[0] == "i":
             a = a.view(np.int64 if bits == 64 else np.int32) if bits != 16 else a.astype(np.int16)
             b = b.view(np.int64 if bits == 64 else np.int32) if bits != 16 else b.astype(np.int16)

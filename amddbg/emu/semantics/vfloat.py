@@ -524,6 +524,27 @@ for _s in ("f16", "f32", "f64"):
     semantic(f"v_max3_num_{_s}")(_mm(False, 3, True))
 
 
+def _mm2(first_min: bool, num: bool):
+    """GFX11+ v_minmax (D = max(min(S0, S1), S2)) and v_maxmin (D = min(max(S0, S1), S2)), each step an AMD
+    min/max as above (GFX12: the `_num` forms)."""
+
+    def run(ctx, insn):
+        b = _width(insn.mnemonic)
+        f = _form(insn)
+        s0, s1, s2 = (fsrc(ctx, f, i, b) for i in range(3))
+        r = _minmax(ctx, _minmax(ctx, s0, s1, b, first_min, num), s2, b, not first_min, num)
+        fdst(ctx, insn, f, _finish(ctx, f, r, b), b)
+
+    return run
+
+
+for _s in ("f16", "f32"):
+    semantic(f"v_minmax_{_s}")(_mm2(True, False))
+    semantic(f"v_maxmin_{_s}")(_mm2(False, False))
+    semantic(f"v_minmax_num_{_s}")(_mm2(True, True))
+    semantic(f"v_maxmin_num_{_s}")(_mm2(False, True))
+
+
 @semantic("v_med3_f32", "v_med3_f16", "v_med3_num_f32", "v_med3_num_f16")
 def v_med3(ctx, insn):
     """ISA: any NaN -> min3; else the max of the two operands that are not the max3."""
@@ -1438,7 +1459,10 @@ def sdwa(ctx, insn):
                                         if o.kind is OperandKind.VGPR and o.register is not None])
     w.ensure_vgprs(regs_needed + len(ss))
     new_ops = list(insn.operands)
+    at = -1  # operand index of the source before this one: `v_xor_b32_sdwa v0, v0, v0` has two equal sources
     for k, o in enumerate(ss):
+        at = next(j for j in range(at + 1, len(new_ops))
+                  if new_ops[j] is o or (new_ops[j] == o and not new_ops[j].is_dest))
         t = texts[len(texts) - len(ss) + k] if len(texts) >= len(ss) else ""
         mods = set(o.modifiers) | _text_mods(t)
         m = re.search(rf"src{k}_sel:(\w+)", insn.text)
@@ -1452,7 +1476,7 @@ def sdwa(ctx, insn):
             if "sext" in mods:
                 v = np.where(v >> U32(width - 1) & U32(1), v | U32(M32 ^ ((1 << width) - 1)), v).astype(U32)
         w.v[regs_needed + k] = v.astype(U32)
-        new_ops[insn.operands.index(o)] = _temp_operand(o, regs_needed + k, 1, mods)
+        new_ops[at] = _temp_operand(o, regs_needed + k, 1, mods)
     base = dataclasses.replace(insn, mnemonic=mn, encoding=enc, operands=tuple(new_ops))
     dsel_m = re.search(r"dst_sel:(\w+)", insn.text)
     dsel = _SDWA_SEL.get(dsel_m.group(1), (0, 32)) if dsel_m else (0, 32)

@@ -48,7 +48,9 @@ PACKED_TID = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12"
 QUANTUM = 16
 LAUNCH_SPREAD = 2048  # seeded schedules: launch-time spread of the waves, in clocks
 DYNAMIC_STACK = 1024  # hipLimitStackSize's default, bytes of private stack per work-item
-SNAPSHOT_INSTRUCTIONS = 512  # sample the state about this often, at a fixed number of scheduler rounds
+SNAPSHOT_INSTRUCTIONS = 512  # sample the state about this often, at a fixed number of scheduler rounds, at first
+SAMPLE_BACKOFF = 16  # samples between doublings of the sampling interval
+SAMPLE_SPREAD = 8  # the interval grows to at most this many times its first value
 
 
 def family_of(processor: str) -> str:
@@ -723,7 +725,7 @@ class Machine:
                 delay = k * LAUNCH_SPREAD + rng.randrange(64) if self.seed % 2 else rng.randrange(LAUNCH_SPREAD)
                 w.state, w.sleep_until = SLEEPING, self.clock + delay
         caches = self.caches
-        sample_every = 0  # rounds between state samples, fixed at the first round (see below)
+        sample_every = first_every = samples = 0  # rounds between state samples, set at the first round (below)
         while True:
             stopped = [w for w in self.waves if w.state in (TRAPPED, FAULTED, UNSUPPORTED)]
             if stopped:
@@ -775,10 +777,16 @@ class Machine:
             # The state at scheduler-round boundaries is a function of the previous round's state, so sampling every
             # K-th round (K fixed) sees a repeat within one period of the machine: a loop whose state cycles through
             # several values (an -O0 spill slot alternating) is caught as soon as it comes back.
+            # K doubles every SAMPLE_BACKOFF samples up to SAMPLE_SPREAD times its first value: every multiple of the
+            # new K is one of the old, so the argument holds once K stops growing; a kernel that spins at once is
+            # still caught within a few hundred instructions, and a long run does not spend its time hashing.
             rounds += 1
             if not sample_every:
-                sample_every = max(1, SNAPSHOT_INSTRUCTIONS // max(1, total))
+                sample_every = first_every = max(1, SNAPSHOT_INSTRUCTIONS // max(1, total))
             if rounds % sample_every == 0 and not caches.pending_stores():  # stores in flight still change memory
+                samples += 1
+                if samples % SAMPLE_BACKOFF == 0 and sample_every < SAMPLE_SPREAD * first_every:
+                    sample_every *= 2
                 if any(not any(lo <= p * PAGE < hi for lo, hi in self.private_ranges) for p in self.memory.dirty):
                     self._shared_changes += 1  # (read before the digests below clear the dirty pages)
                 # (only where nothing random acts: a seeded schedule or random cache evictions and drains could

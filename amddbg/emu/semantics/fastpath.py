@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from amddbg.emu.operands import M32, read_scalar
+from amddbg.emu.operands import M32, M64, read_scalar
 from amddbg.emu.wave import lane_bools
 from amddbg.isa.model import OperandKind
 
@@ -250,6 +250,69 @@ def _cndmask(dreg: int, a, b, sel) -> Callable:
     return run
 
 
+def _any_vcc(op) -> bool:
+    return op.kind is SPECIAL and op.text in ("vcc", "vcc_lo")
+
+
+_CARRY = {"v_add_co_u32": "add", "v_add_i32_vop2_carry": "add", "v_addc_co_u32": "addc", "v_add_co_ci_u32": "addc",
+          "v_addc_u32": "addc", "v_sub_co_u32": "sub", "v_subrev_co_u32": "subrev", "v_subb_co_u32": "subb",
+          "v_sub_co_ci_u32": "subb", "v_subb_u32": "subb", "v_subbrev_co_u32": "subbrev",
+          "v_subrev_co_ci_u32": "subbrev", "v_subbrev_u32": "subbrev"}
+
+
+def _vcarry(op: str, dreg: int, a, b, cout: int | None, cin: int | None) -> Callable:
+    """valu._carry's add/sub with carry out (VCC or an SGPR/pair) and carry in (VCC or an SGPR/pair)."""
+    (ka, va), (kb, vb) = a, b
+    need = max(dreg, va if ka == "v" else 0, vb if kb == "v" else 0) + 1
+    i64 = np.int64
+
+    def run(ctx, insn):
+        w = ctx.wave
+        v = w.v
+        if len(v) < need:
+            w.ensure_vgprs(need)
+            v = w.v
+        lanes = w.lanes
+        x = (v[va] if ka == "v" else _full(va if ka == "c" else w.s[va], lanes)).astype(i64)
+        y = (v[vb] if kb == "v" else _full(vb if kb == "c" else w.s[vb], lanes)).astype(i64)
+        if op == "add":
+            r = x + y
+            co = r > M32
+        elif op == "sub":
+            r = x - y
+            co = y > x
+        elif op == "subrev":
+            r = y - x
+            co = x > y
+        else:
+            m = w.vcc if cin is None else w.s[cin] | (w.s[cin + 1] << 32 if lanes == 64 else 0)
+            c = lane_bools(m, lanes).astype(i64)
+            if op == "addc":
+                r = x + y + c
+                co = r > M32
+            elif op == "subb":
+                r = x - y - c
+                co = (y + c) > x
+            else:
+                r = y - x - c
+                co = (x + c) > y
+        ex = w.exec
+        res = (r & M32).astype(U32)
+        if ex == w.mask:
+            v[dreg] = res
+        elif ex:
+            np.copyto(v[dreg], res, where=lane_bools(ex, lanes))
+        m = int.from_bytes(np.packbits(co, bitorder="little").tobytes(), "little") & ex
+        if cout is None:
+            w.vcc = (w.vcc & ~w.mask if lanes == 32 else 0) | m
+        else:
+            s = w.s
+            s[cout] = m & M32
+            if lanes == 64:
+                s[cout + 1] = m >> 32
+    return run
+
+
 _VCMP_FNS = {"eq": np.equal, "ne": np.not_equal, "lg": np.not_equal, "lt": np.less, "le": np.less_equal,
              "gt": np.greater, "ge": np.greater_equal}
 
@@ -312,6 +375,23 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
         else:
             target = None
         return _vcmp(target, a, b, fn, base.endswith("_i32"))
+    carry = _CARRY.get(base)
+    if carry is not None:
+        vd = [o for o in dests if o.kind is VGPR]
+        sd = [o for o in dests if o.kind is not VGPR and not _any_vcc(o)]
+        ss = [o for o in srcs if not _any_vcc(o)]
+        if len(vd) != 1 or len(sd) > 1 or (sd and sd[0].kind is not SGPR):
+            return None
+        needs_cin = carry in ("addc", "subb", "subbrev")
+        if len(ss) != (3 if needs_cin and len(ss) == 3 else 2):
+            return None
+        if len(ss) == 3 and ss[2].kind is not SGPR:
+            return None
+        a, b = _vector_source(ss[0]), _vector_source(ss[1])
+        if a is None or b is None:
+            return None
+        return _vcarry(carry, vd[0].register, a, b, sd[0].register if sd else None,
+                       ss[2].register if len(ss) == 3 else None)
     binop = _binop_of(generic)
     if binop is not None and len(dests) == 1 and dests[0].kind is VGPR and len(srcs) == 2:
         a, b = _vector_source(srcs[0]), _vector_source(srcs[1])
@@ -477,13 +557,10 @@ def _salu(insn) -> Callable | None:
     if mn in ("s_mov_b32", "s_mov_b64") and len(ops) == 2:
         d = _sgpr(ops[0])
         bits = 64 if mn.endswith("64") else 32
-        if d is None or (bits == 64 and (d + 1 >= 106)):
-            return None
         src = ops[1]
-        if _scalar_const(src) is None and _sgpr(src) is None:
-            return None
-        if bits == 64 and src.kind is SGPR and src.register + 1 >= 106:
-            return None
+        if (d is None or (bits == 64 and (d + 1 >= 106)) or (_scalar_const(src) is None and _sgpr(src) is None)
+                or (bits == 64 and src.kind is SGPR and src.register + 1 >= 106)):
+            return _salu_more(insn)
         return _smov(d, src, bits)
     if mn in ("s_add_u32", "s_add_co_u32", "s_sub_u32", "s_sub_co_u32", "s_and_b32", "s_or_b32", "s_xor_b32",
               "s_lshl_b32", "s_lshr_b32", "s_cselect_b32") and len(ops) == 3:
@@ -498,6 +575,161 @@ def _salu(insn) -> Callable | None:
         if op not in _SCMP or a is None or b is None:
             return None
         return _scmp(op, mn.endswith("_i32"), a, b)
+    return _salu_more(insn)
+
+
+_SPECIAL_READ = {
+    "exec": lambda w: w.exec, "exec_lo": lambda w: w.exec & M32,
+    "vcc_lo": lambda w: w.vcc & M32,
+}
+
+
+def _sget(op, bits: int) -> Callable | None:
+    """w -> value of a scalar source of `bits` bits: SGPR (pair), constant, EXEC or VCC (as operands.read_scalar)."""
+    c = _scalar_const(op, bits)
+    if c is not None:
+        return lambda w: c
+    if op.kind is SGPR and op.register + (bits == 64) < 106:
+        r = op.register
+        if bits == 64:
+            return lambda w: w.s[r] | w.s[r + 1] << 32
+        return lambda w: w.s[r]
+    if op.kind is SPECIAL:
+        if op.text == "vcc":
+            return (lambda w: w.vcc) if bits == 64 else (lambda w: w.vcc & (M64 if w.lanes == 64 else M32))
+        if op.text == "exec" and bits == 64:
+            return _SPECIAL_READ["exec"]
+        if op.text in ("exec_lo", "vcc_lo") and bits == 32:
+            return _SPECIAL_READ[op.text]
+    return None
+
+
+def _sset(op, bits: int) -> Callable | None:
+    """(w, value) -> None writing a scalar destination as operands.write_scalar does, or None."""
+    if op.kind is SGPR and op.register + (bits == 64) < 106:
+        r = op.register
+        if bits == 64:
+            def put(w, x):
+                s = w.s
+                s[r] = x & M32
+                s[r + 1] = x >> 32 & M32
+            return put
+
+        def put32(w, x):
+            w.s[r] = x & M32
+        return put32
+    if op.kind is SPECIAL:
+        t = op.text
+        if t == "exec" and bits == 64:
+            def put_exec(w, x):
+                w.exec = x & w.mask
+            return put_exec
+        if t == "exec_lo" and bits == 32:
+            def put_exec_lo(w, x):
+                w.exec = ((w.exec & ~M32) | (x & M32)) & w.mask
+            return put_exec_lo
+        if t == "vcc" and bits == 64:
+            def put_vcc(w, x):
+                w.vcc = x & (M64 if w.lanes == 64 else M32)
+            return put_vcc
+        if t == "vcc_lo" and bits == 32:
+            def put_vcc_lo(w, x):
+                w.vcc = (w.vcc & ~M32) | (x & M32)
+            return put_vcc_lo
+    return None
+
+
+_LOGIC = {"and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+          "andn2": lambda a, b: a & ~b, "orn2": lambda a, b: a | ~b, "and_not1": lambda a, b: a & ~b,
+          "or_not1": lambda a, b: a | ~b}
+
+
+def _slogic(fn, put, a, b, bits: int) -> Callable:
+    mask = (1 << bits) - 1
+
+    def run(ctx, insn):
+        w = ctx.wave
+        r = fn(a(w), b(w)) & mask
+        put(w, r)
+        w.scc = int(r != 0)
+    return run
+
+
+_SAVEEXEC = {"and": lambda s, e: s & e, "or": lambda s, e: s | e, "xor": lambda s, e: s ^ e,
+             "andn2": lambda s, e: s & ~e, "and_not1": lambda s, e: s & ~e, "andn1": lambda s, e: ~s & e,
+             "and_not0": lambda s, e: ~s & e}
+
+
+def _ssaveexec(fn, put, src, bits: int) -> Callable:
+    mask = (1 << bits) - 1
+
+    def run(ctx, insn):
+        w = ctx.wave
+        old = w.exec & mask
+        new = fn(src(w), old) & mask
+        put(w, old)
+        if bits == 32:
+            w.exec = ((w.exec & ~M32) | new) & w.mask
+        else:
+            w.exec = new & w.mask
+        w.scc = int(new != 0)
+    return run
+
+
+def _swaitcnt(limits: dict) -> Callable:
+    def run(ctx, insn):
+        w = ctx.wave
+        c = w.counters
+        if c is None or not c.pending:  # nothing outstanding: no wait
+            return
+        if ctx.machine.wait_counters(w, limits):
+            ctx.next_pc = insn.address
+    return run
+
+
+def _salu_more(insn) -> Callable | None:
+    """64-bit logic and the saveexec family (EXEC/VCC operands included), s_cselect_b64, s_waitcnt forms."""
+    mn = insn.mnemonic
+    ops = insn.operands
+    if mn.startswith(("s_waitcnt", "s_wait_")) and mn not in ("s_wait_idle", "s_wait_alu", "s_wait_event"):
+        limits = getattr(insn, "waitcnt", None)
+        if not limits:
+            return None
+        if mn.startswith("s_waitcnt_") and ops and ops[0].text != "null":
+            return None
+        return _swaitcnt(limits)
+    parts = mn.split("_")
+    if len(parts) < 3 or parts[-1] not in ("b32", "b64"):
+        return None
+    bits = 64 if parts[-1] == "b64" else 32
+    if len(ops) == 3 and mn.startswith("s_") and "_".join(parts[1:-1]) in _LOGIC:
+        put, a, b = _sset(ops[0], bits), _sget(ops[1], bits), _sget(ops[2], bits)
+        if put is None or a is None or b is None:
+            return None
+        return _slogic(_LOGIC["_".join(parts[1:-1])], put, a, b, bits)
+    if len(ops) == 2 and parts[-2] == "saveexec" and "_".join(parts[1:-2]) in _SAVEEXEC:
+        put, src = _sset(ops[0], bits), _sget(ops[1], bits)
+        if put is None or src is None or ops[0].kind is not SGPR:
+            return None
+        return _ssaveexec(_SAVEEXEC["_".join(parts[1:-2])], put, src, bits)
+    if mn == "s_cselect_b64" and len(ops) == 3:
+        put, a, b = _sset(ops[0], 64), _sget(ops[1], 64), _sget(ops[2], 64)
+        if put is None or a is None or b is None:
+            return None
+
+        def run(ctx, insn):
+            w = ctx.wave
+            put(w, a(w) if w.scc else b(w))
+        return run
+    if mn in ("s_mov_b32", "s_mov_b64") and len(ops) == 2:  # EXEC/VCC moves (SGPR ones are handled above)
+        put, src = _sset(ops[0], bits), _sget(ops[1], bits)
+        if put is None or src is None:
+            return None
+
+        def run(ctx, insn):
+            w = ctx.wave
+            put(w, src(w))
+        return run
     return None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from amddbg.emu.errors import Unsupported, WaveStop
 from amddbg.emu.operands import M32, M64, read_scalar, write_scalar
-from amddbg.emu.semantics import semantic
+from amddbg.emu.semantics import fp_errstate, semantic
 
 # ---------------------------------------------------------------------------------------------- helpers
 
@@ -733,7 +733,7 @@ def _fma_f32(a: int, b: int, c: int) -> int:
         return _f32_bits(np.float32(np.float64(fa) * np.float64(fb) + np.float64(fc)))  # the sign of an exact zero
     guess = np.float32(float(exact))
     best = None
-    with np.errstate(over="ignore"):
+    with fp_errstate(over="ignore"):
         for cand in (np.nextafter(guess, np.float32(-np.inf)), guess, np.nextafter(guess, np.float32(np.inf))):
             if not np.isfinite(cand):
                 continue
@@ -794,7 +794,7 @@ def s_arith_f32(ctx, insn):
 
     ua, ub = _src(ctx, insn, 1, 32), _src(ctx, insn, 2, 32)
     a, b = np.float32(_f32(ua)), np.float32(_f32(ub))
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         r = {"s_add_f32": a + b, "s_sub_f32": a - b, "s_mul_f32": a * b}[insn.mnemonic]
     if insn.mnemonic == "s_mul_f32":
         out = _s_round(ctx, _f32_bits(r), [ua, ub], lambda x, y: x * y)

@@ -15,7 +15,7 @@ import numpy as np
 
 from amddbg.emu.errors import Unsupported
 from amddbg.emu.operands import M32, read_scalar, read_vector, write_scalar, write_vector
-from amddbg.emu.semantics import per_insn_cache, semantic
+from amddbg.emu.semantics import fp_errstate, per_insn_cache, semantic
 from amddbg.emu.wave import lane_bools
 from amddbg.isa.model import OperandKind
 
@@ -271,7 +271,7 @@ def v_mbcnt(ctx, insn):
     w = ctx.wave
     a, b = srcs(ctx, insn)
     below = _MBCNT_HI if "hi" in insn.mnemonic else _MBCNT_LO  # per lane: the mask bits of the lanes below it
-    with np.errstate(over="ignore"):
+    with fp_errstate(over="ignore"):
         out = b + np.bitwise_count(a & below[: w.lanes]).astype(U32)
     dst(ctx, insn, out)
 
@@ -282,9 +282,11 @@ def v_mbcnt(ctx, insn):
 def _binop(fn, bits=32):
     def run(ctx, insn):
         a, b = srcs(ctx, insn, bits)[:2]
-        with np.errstate(over="ignore"):
+        with fp_errstate(over="ignore"):
             dst(ctx, insn, fn(a, b), bits)
 
+    if bits == 32:
+        run.binop = fn  # the lane function, for fastpath's closures of the plain forms
     return run
 
 
@@ -333,7 +335,7 @@ semantic("v_bcnt_u32_b32")(_binop(lambda a, b: np.array([bin(int(x)).count("1") 
 def _ternop(fn, bits=32):
     def run(ctx, insn):
         a, b, c = srcs(ctx, insn, bits)[:3]
-        with np.errstate(over="ignore"):
+        with fp_errstate(over="ignore"):
             dst(ctx, insn, fn(a, b, c), bits)
 
     return run
@@ -544,7 +546,7 @@ def v_lshl_add_u64(ctx, insn):
     a = read_vector(w, ss[0], 64)
     n = read_vector(w, ss[1]) & U32(7)
     c = read_vector(w, ss[2], 64)
-    with np.errstate(over="ignore"):
+    with fp_errstate(over="ignore"):
         dst(ctx, insn, (a << n.astype(U64)) + c, 64)
 
 
@@ -555,7 +557,7 @@ def _fbin(fn, bits=32):
     def run(ctx, insn):
         a, b = srcs(ctx, insn, bits, "f")[:2]
         conv = _f64 if bits == 64 else _f32
-        with np.errstate(all="ignore"):
+        with fp_errstate(all="ignore"):
             r = fn(conv(a), conv(b))
         dst(ctx, insn, _bits64(r) if bits == 64 else _bits32(r), bits)
 
@@ -598,7 +600,7 @@ semantic("v_fma_f64", "v_fmac_f64")(_fma(64))
 @semantic("v_mac_f32", "v_mad_f32")
 def v_mad_f32(ctx, insn):
     a, b, c = srcs(ctx, insn, 32, "f")[:3]
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         r = (_f32(a) * _f32(b)).astype(np.float32) + _f32(c)  # legacy mad: two roundings
     dst(ctx, insn, _bits32(r))
 
@@ -606,7 +608,7 @@ def v_mad_f32(ctx, insn):
 @semantic("v_ldexp_f32")
 def v_ldexp_f32(ctx, insn):
     a, b = srcs(ctx, insn, 32, "f")[:2]
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         dst(ctx, insn, _bits32(np.ldexp(_f32(a), _i32(b)).astype(np.float32)))
 
 
@@ -614,7 +616,7 @@ def _funary(fn, bits=32, out_bits=None):
     def run(ctx, insn):
         (a,) = srcs(ctx, insn, bits, "f")[:1]
         conv = _f64 if bits == 64 else _f32
-        with np.errstate(all="ignore"):
+        with fp_errstate(all="ignore"):
             r = fn(conv(a))
         ob = out_bits or bits
         dst(ctx, insn, _bits64(r) if ob == 64 else _bits32(r), ob)
@@ -712,13 +714,13 @@ def _vcmp(op, typ, exec_write: bool):
             res = ~nan if op == "o" else nan
         elif op.startswith("n") and typ[0] == "f" and op != "ne":
             base = {"neq": "eq", "nlg": "lg", "nlt": "lt", "nle": "le", "ngt": "gt", "nge": "ge"}[op]
-            with np.errstate(invalid="ignore"):
+            with fp_errstate(invalid="ignore"):
                 res = ~_CMPS[base](a, b)
         elif op == "lg" and typ[0] == "f":
-            with np.errstate(invalid="ignore"):
+            with fp_errstate(invalid="ignore"):
                 res = np.less(a, b) | np.greater(a, b)
         else:
-            with np.errstate(invalid="ignore"):
+            with fp_errstate(invalid="ignore"):
                 res = _CMPS[op](a, b)
         res = np.asarray(res, dtype=bool) & lane_bools(w.exec, w.lanes)
         target = sd[0] if sd else _explicit_vcc_dest(insn)

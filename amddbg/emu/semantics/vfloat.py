@@ -29,7 +29,7 @@ import numpy as np
 
 from amddbg.emu.errors import Unsupported
 from amddbg.emu.operands import M32, read_vector, write_vector
-from amddbg.emu.semantics import SEMANTICS, per_insn_cache, semantic
+from amddbg.emu.semantics import SEMANTICS, fp_errstate, per_insn_cache, semantic
 from amddbg.emu.semantics.rounding import directed, sqrt_fraction
 from amddbg.emu.semantics.rounding import product as _prod
 from amddbg.emu.semantics.rounding import signed as _sgn
@@ -242,7 +242,7 @@ def _finish(ctx, f: _Form, u: np.ndarray, bits: int, inputs_nan: np.ndarray | No
     if inputs_nan is not None:
         u = np.where(nan & ~inputs_nan, ut(qnan), u).astype(ut)
     if f.omod != 1.0:
-        with np.errstate(all="ignore"):
+        with fp_errstate(all="ignore"):
             scaled = _as_bits(_as_float(u, bits) * ft(f.omod), bits)
         if rnd:  # the output modifier's scaling rounds (overflow, denormals) in the same direction
             k = Fraction(f.omod)
@@ -251,7 +251,7 @@ def _finish(ctx, f: _Form, u: np.ndarray, bits: int, inputs_nan: np.ndarray | No
     if f.clamp:
         x = _as_float(u, bits)
         dx10 = ctx.wave.family == "gfx12" or bool(ctx.wave.mode >> 8 & 1)
-        with np.errstate(invalid="ignore"):
+        with fp_errstate(invalid="ignore"):
             c = np.clip(x, ft(0.0), ft(1.0))
         c = np.where(np.isnan(x), ft(0.0) if dx10 else x, c)
         c = np.where(c == 0, ft(0.0), c)  # clamp of -0 gives +0
@@ -297,7 +297,7 @@ def fdst(ctx, insn, f: _Form, u: np.ndarray, bits: int) -> None:
 def _fma_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray, bits: int) -> np.ndarray:
     """Fused multiply-add with one rounding, on float arrays of width `bits`."""
     ft = _T[bits][0]
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         if bits == 16:  # the f16 product is exact in f64 and so is the sum for every finite f16 result
             return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float16)
         if bits == 32:
@@ -354,7 +354,7 @@ def _arith(fn, nsrc: int, bits: int | None = None, exact=None, addends=None):
         f = _form(insn)
         us = [fsrc(ctx, f, i, b) for i in range(nsrc)]
         xs = [_as_float(u, b) for u in us]
-        with np.errstate(all="ignore"):
+        with fp_errstate(all="ignore"):
             r = fn(*xs)
         nan_in = np.zeros(ctx.wave.lanes, dtype=bool)
         for u in us:
@@ -446,7 +446,7 @@ def v_mad_f32(ctx, insn):
         us.append(read_vector(ctx.wave, f.dst, 32))
     x = [_as_float(u, 32) for u in us]
     legacy = "legacy" in insn.mnemonic
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         r = (x[0] * x[1]).astype(np.float32)
         if legacy:  # DX9 rule: 0 * anything (even inf/NaN) is 0
             r = np.where((x[0] == 0) | (x[1] == 0), np.float32(0.0), r)
@@ -466,7 +466,7 @@ def v_mul_legacy_f32(ctx, insn):
     f = _form(insn)
     a, b = (fsrc(ctx, f, i, 32) for i in range(2))
     x, y = _as_float(a, 32), _as_float(b, 32)
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         r = _as_bits(np.where((x == 0) | (y == 0), np.float32(0.0), x * y), 32)
     if rnd:  # an exact zero product (0 * anything) keeps its +0
         r = directed([a, b], 32, r, 32, rnd, _MUL_EXACT)
@@ -484,7 +484,7 @@ def _minmax(ctx, a: np.ndarray, b: np.ndarray, bits: int, is_min: bool, num: boo
     xneg = (a & sign) != 0
     yneg = (b & sign) != 0
     bothzero = (x == 0) & (y == 0)
-    with np.errstate(invalid="ignore"):
+    with fp_errstate(invalid="ignore"):
         if is_min:
             pick_a = (x < y) | (bothzero & xneg & ~yneg)
         else:
@@ -589,7 +589,7 @@ def _via64(fn64):
     value to the result width in its direction."""
 
     def exact(a):
-        with np.errstate(all="ignore"):
+        with fp_errstate(all="ignore"):
             v = float(fn64(np.float64(float(a))))
         return Fraction(v) if np.isfinite(v) and v != 0 else None
 
@@ -644,7 +644,7 @@ def v_ldexp(ctx, insn):
         ei = e.view(np.int32).astype(np.int64)
     ei = np.clip(ei, -10000, 10000)  # beyond any width's range: same result
     x = _as_float(a, b)
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         r = np.ldexp(x.astype(np.float64) if b == 16 else x, ei.astype(np.int32))
         if b == 16:  # scaling an f16 in f64 is exact; one rounding to f16
             r = r.astype(np.float16)
@@ -661,7 +661,7 @@ def v_frexp_mant(ctx, insn):
     f = _form(insn)
     a = fsrc(ctx, f, 0, b)
     x = _as_float(a, b)
-    with np.errstate(invalid="ignore"):
+    with fp_errstate(invalid="ignore"):
         m, _ = np.frexp(x.astype(np.float64))
     r = np.where(np.isfinite(x), m.astype(x.dtype), x)
     fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, b), b, _is_nan(a, b)), b)
@@ -674,7 +674,7 @@ def v_frexp_exp(ctx, insn):
     f = _form(insn)
     a = fsrc(ctx, f, 0, b)
     x = _as_float(a, b)
-    with np.errstate(invalid="ignore"):
+    with fp_errstate(invalid="ignore"):
         _, e = np.frexp(x.astype(np.float64))
     e = np.where(np.isfinite(x), e, 0).astype(np.int64)
     if b == 16:
@@ -712,10 +712,10 @@ def v_div_scale(ctx, insn):
     vcc = np.zeros(ctx.wave.lanes, dtype=bool)
     done = np.zeros(ctx.wave.lanes, dtype=bool)
     e1, e2 = _exponent(s1, b), _exponent(s2, b)
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         inv = 1.0 / x1.astype(np.float64)
         q = (x2 / x1).astype(ft)
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         up = np.ldexp(x0, scale).astype(ft)
         down = np.ldexp(x0, -scale).astype(ft)
 
@@ -766,7 +766,7 @@ def v_div_fmas(ctx, insn):
     scale = 64 if b == 32 else 128
     bias = 127 if b == 32 else 1023
     e2 = _exponent(us[2], b)
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         scaled = np.where(e2 > bias, np.ldexp(r.astype(np.float64) if b == 32 else r, scale),
                           np.ldexp(r.astype(np.float64) if b == 32 else r, -scale)).astype(r.dtype)
     if rnd:  # the post-scaling rounds (a denormal quotient) in the same direction as the fma
@@ -921,7 +921,7 @@ def _fcmp(op: str, bits: int, exec_write: bool):
     def run(ctx, insn):
         f = _form(insn)
         a, b = (_as_float(fsrc(ctx, f, i, bits), bits) for i in range(2))
-        with np.errstate(invalid="ignore"):
+        with fp_errstate(invalid="ignore"):
             res = _FCMP[op](a, b)
         _compare_tail(ctx, insn, f, res, exec_write)
 
@@ -946,7 +946,7 @@ def _cvt_float(src_bits: int, dst_bits: int):
         rnd = _rnd(ctx, dst_bits) if dst_bits < src_bits else 0  # widening is exact
         f = _form(insn)
         a = fsrc(ctx, f, 0, src_bits)
-        with np.errstate(all="ignore"):
+        with fp_errstate(all="ignore"):
             r = _as_float(a, src_bits).astype(_T[dst_bits][0])
         u = _as_bits(r, dst_bits)
         if rnd:
@@ -1001,7 +1001,7 @@ def _cvt_to_int(src_bits: int, width: int, signed: bool, rnd: str = "trunc"):
     def run(ctx, insn):
         f = _form(insn)
         x = _as_float(fsrc(ctx, f, 0, src_bits), src_bits).astype(np.float64)
-        with np.errstate(invalid="ignore"):
+        with fp_errstate(invalid="ignore"):
             if rnd == "floor":
                 x = np.floor(x)
             elif rnd == "rpi":
@@ -1031,7 +1031,7 @@ semantic("v_cvt_rpi_i32_f32", "v_cvt_nearest_i32_f32")(_cvt_to_int(32, 32, True,
 
 def _rtz16(x: np.ndarray) -> np.ndarray:
     """f32 -> f16 rounding toward zero (v_cvt_pkrtz): round to nearest, then step back if that grew |x|."""
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         h = x.astype(np.float16)
         grew = np.isfinite(x) & (np.abs(h.astype(np.float32)) > np.abs(x))
         return np.where(grew, np.nextafter(h, np.float16(0.0)), h).astype(np.float16)
@@ -1054,7 +1054,7 @@ def v_cvt_pk_f16_f32(ctx, insn):
     f = _form(insn)
     ua, ub = (fsrc(ctx, f, i, 32) for i in range(2))
     a, b = _as_float(ua, 32), _as_float(ub, 32)
-    with np.errstate(all="ignore"):
+    with fp_errstate(all="ignore"):
         la, hb = _as_bits(a.astype(np.float16), 16), _as_bits(b.astype(np.float16), 16)
     if rnd:
         la, hb = directed([ua], 32, la, 16, rnd, _same), directed([ub], 32, hb, 16, rnd, _same)
@@ -1132,7 +1132,7 @@ def v_fma_mix(ctx, insn):
             raw.append(u)
             widths.append(32)
     if "mad_mix" in insn.mnemonic:
-        with np.errstate(all="ignore"):
+        with fp_errstate(all="ignore"):
             p = (xs[0] * xs[1]).astype(np.float32)
             if rnd:
                 p = _as_float(directed(raw[:2], widths[:2], _as_bits(p, 32), 32, rnd, _MUL_EXACT), 32)
@@ -1148,7 +1148,7 @@ def v_fma_mix(ctx, insn):
         write_vector(ctx.wave, f.dst, _finish(ctx, f, _as_bits(r, 32), 32, nan_in, rnd=rnd), 32)
         return
     rnd16 = _rnd(ctx, 16)
-    with np.errstate(all="ignore"):  # mixlo/mixhi: round the f32 result to f16 (a second rounding)
+    with fp_errstate(all="ignore"):  # mixlo/mixhi: round the f32 result to f16 (a second rounding)
         h = _as_bits(r.astype(np.float16), 16)
     if rnd16:
         h = directed([_as_bits(r, 32)], 32, h, 16, rnd16, _same)
@@ -1202,7 +1202,7 @@ def _pk_float(fn, nsrc: int, bits: int, exact, addends=None):
                 u = _apply_negabs(hi if half else lo, set(),  bits, _bit(f.neg_hi if half else f.neg_lo, i))
                 us.append(u if keep_in else _flush(u, bits))
             xs = [_as_float(u, bits) for u in us]
-            with np.errstate(all="ignore"):
+            with fp_errstate(all="ignore"):
                 r = fn(*xs)
             nan_in = np.zeros(ctx.wave.lanes, dtype=bool)
             for u in us:
@@ -1558,7 +1558,7 @@ def _s_trans(name: str, bits: int):
         u = _apply_negabs(u, f.mods[0], bits)
         if not _denorm(ctx, bits)[0]:
             u = _flush(u, bits)
-        with np.errstate(all="ignore"):
+        with fp_errstate(all="ignore"):
             r = _as_bits(_S_TRANS[name](_as_float(u, bits)), bits)
         if rnd:
             r = directed([u], bits, r, bits, rnd, exact)

@@ -254,6 +254,25 @@ class VectorCaches:
         return drop
 
     # -- whole-instruction access (the vectorised fast path of the memory instructions) -------------------------
+    def levels(self, wave, policy: dict):
+        """(cache, the level below it or None) that a load with `policy` reads through, as `_load_levels` picks
+        them (creating the wave's empty level dicts as it does); None when it reads L2 (`memory`) directly."""
+        policy = policy or {}
+        if self.family == "gfx12":
+            scope = self._scope(policy)
+            policy = {"glc": scope in ("SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"),
+                      "dlc": scope in ("SCOPE_DEV", "SCOPE_SYS")}
+        if self.two_level:
+            if policy.get("dlc"):
+                return None
+            gl1 = self.gl1.setdefault(self.array_of(wave), {})
+            if policy.get("glc"):
+                return gl1, None
+            return self.lines.setdefault(self.cu_of(wave), {}), gl1
+        if self.bypass(policy):
+            return None
+        return self.lines.setdefault(self.cu_of(wave), {}), None
+
     def gather(self, wave, addrs, lanes, policy: dict):
         """`load` for every lane of one instruction at once: `addrs` is (lanes, bytes) uint64 in lane order. The
         same lines are filled from the same level, in the same order, and an unmapped line faults at the same
@@ -263,23 +282,10 @@ class VectorCaches:
 
         if self.pending:
             return None
-        policy = policy or {}
-        if self.family == "gfx12":
-            scope = self._scope(policy)
-            policy = {"glc": scope in ("SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"),
-                      "dlc": scope in ("SCOPE_DEV", "SCOPE_SYS")}
-        if self.two_level:
-            if policy.get("dlc"):
-                return self.memory.gather(addrs)
-            gl1 = self.gl1.setdefault(self.array_of(wave), {})
-            if policy.get("glc"):
-                cache, below = gl1, None
-            else:
-                cache, below = self.lines.setdefault(self.cu_of(wave), {}), gl1
-        elif self.bypass(policy):
+        levels = self.levels(wave, policy)
+        if levels is None:
             return self.memory.gather(addrs)
-        else:
-            cache, below = self.lines.setdefault(self.cu_of(wave), {}), None
+        cache, below = levels
         flat = addrs.ravel()
         lo = int(flat.min())
         base = lo - lo % LINE

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 import struct
+import sys
 
 import numpy as np
 
+from amddbg.emu.caches import LINE
 from amddbg.emu.errors import Unsupported
 from amddbg.emu.memory import (
     APERTURE_MASK,
+    PAGE,
     PRIVATE_APERTURE,
     SHARED_APERTURE,
     classify_flat,
@@ -262,7 +265,15 @@ def _vmem_plan(insn) -> tuple:
     policy = tuple(insn.memory.cache_policy.items()) if insn.memory else ()
     n = max(1, size // 4)
     data_regs = tuple(_reg(vdata, i) for i in range(n)) if vdata is not None else ()
-    return space, vdst, vaddr, vdata, saddr, off, size, signed, hi, "d16" in mn, policy, data_regs
+    # what `_vmem_quick` needs: the address VGPR (None: no address register), whether it is a 64-bit pair, the
+    # destination VGPR of a load, the data VGPRs of a store (None when not all VGPRs: AccVGPRs go the general way)
+    quick = None
+    if vaddr is None or vaddr.kind is OperandKind.VGPR:
+        quick = (vaddr.register if vaddr is not None else None, vaddr is not None and space != "private" and saddr
+                 is None, vdst.register if vdst is not None and vdst.kind is OperandKind.VGPR else None,
+                 tuple(r.register for r in data_regs) if data_regs and all(
+                     r.kind is OperandKind.VGPR for r in data_regs) else None, n)
+    return space, vdst, vaddr, vdata, saddr, off, size, signed, hi, "d16" in mn, policy, data_regs, quick
 
 
 _PLANS: dict = {}
@@ -273,8 +284,11 @@ _APERTURES = np.uint64(APERTURE_MASK)
 def _vmem(kind: str):
     def run(ctx, insn):
         w = ctx.wave
-        space, vdst, vaddr, vdata, saddr, off, size, signed, hi, d16, policy_items, data_regs = per_insn_cache(
-            _PLANS, insn, _vmem_plan)
+        hit = _PLANS.get(id(insn))
+        plan = hit[1] if hit is not None and hit[0] is insn else per_insn_cache(_PLANS, insn, _vmem_plan)
+        if plan[12] is not None and _vmem_quick(ctx, w, kind, plan):
+            return
+        space, vdst, vaddr, vdata, saddr, off, size, signed, hi, d16, policy_items, data_regs, _ = plan
         # per-lane addresses of the active lanes (one array operation, wrapping as the hardware's adders do)
         base_s = read_scalar(w, saddr, 64 if space != "private" else 32) if saddr is not None else 0
         lanes = lane_index(w.exec, w.lanes)
@@ -334,6 +348,568 @@ def _vmem(kind: str):
                 _access(ctx, space, a, ln, size, data)
 
     return run
+
+
+# -- the quick path: whole-instruction accesses worked out on Python ints and byte strings ----------------------
+# A wave's VGPR row is `lanes` little-endian dwords; as one int, lane L's dword is bits [32L, 32L + 32). EXEC as a
+# dword mask (`_exec_info`) then selects lanes, an address row is checked for "every lane at one address" or
+# "lane L at base + size * L" with one comparison, and a store counts its changed lanes by folding the XOR of old
+# and new bytes. numpy costs microseconds per call on 32/64-lane arrays; these are a few hundred nanoseconds.
+
+_LITTLE = sys.byteorder == "little"  # memoryview casts to "I" are native-endian
+_ONES = {nl: sum(1 << (32 * i) for i in range(nl)) for nl in (32, 64)}  # 1 in every lane's dword
+_IDX = {nl: sum(i << (32 * i) for i in range(nl)) for nl in (32, 64)}  # lane number in every lane's dword
+_LOW = {fw: sum(1 << (fw * i) for i in range(8192 // fw)) for fw in (8, 16, 32, 64, 128)}  # bit 0 of each field
+_XINFO: dict[int, tuple] = {}
+
+
+def _exec_info(ex: int, nl: int) -> tuple:
+    """(dword mask of the lanes of EXEC `ex`, first lane, last lane, lane tuple, {size: mask of size-byte fields
+    of the lanes first..last, relative to the first}) for a non-zero EXEC of an `nl`-lane wave, cached."""
+    key = ex | nl << 64
+    info = _XINFO.get(key)
+    if info is None:
+        if len(_XINFO) >= 1 << 14:
+            _XINFO.clear()
+        lanes = lane_tuple(ex, nl)
+        m = 0
+        for ln in lanes:
+            m |= M32 << (32 * ln)
+        info = _XINFO[key] = (m, lanes[0], lanes[-1], lanes, {})
+    return info
+
+
+def _fields(info: tuple, size: int) -> int:
+    """Mask of the `size`-byte fields of the active lanes in a run of lanes first..last (lane `first` at bit 0)."""
+    fm = info[4].get(size)
+    if fm is None:
+        first = info[1]
+        one = (1 << (8 * size)) - 1
+        fm = 0
+        for ln in info[3]:
+            fm |= one << (8 * size * (ln - first))
+        info[4][size] = fm
+    return fm
+
+
+def _changed(x: int, fw: int) -> int:
+    """How many `fw`-bit fields of `x` are not zero (fw a power of two up to 128)."""
+    s = 1
+    while s < fw:
+        x |= x >> s
+        s <<= 1
+    return (x & _LOW[fw]).bit_count()
+
+
+class _Affine:
+    """The addresses start + stride * (lane - first) of `lanes`, listed only when `MemOp.addresses` is read."""
+
+    __slots__ = ("start", "stride", "first", "lanes")
+
+    def __init__(self, start: int, stride: int, first: int, lanes) -> None:
+        self.start, self.stride, self.first, self.lanes = start, stride, first, lanes
+
+    def tolist(self) -> list[int]:
+        s, k, f = self.start, self.stride, self.first
+        return [s + k * (ln - f) for ln in self.lanes]
+
+
+def _put_rows(mv, rb: int, reg: int, rows: list, m: int, full: bool) -> None:
+    """Write dword rows (bytes of `rb`, lane order) to VGPRs reg.. in the lanes of dword mask `m`."""
+    for k, new in enumerate(rows):
+        o = (reg + k) * rb
+        if full:
+            mv[o:o + rb] = new
+        else:
+            old = int.from_bytes(mv[o:o + rb], "little")
+            mv[o:o + rb] = (old ^ ((old ^ int.from_bytes(new, "little")) & m)).to_bytes(rb, "little")
+
+
+def _vmem_quick(ctx, w, kind: str, plan: tuple) -> bool:
+    """The common GLOBAL/FLAT/SCRATCH accesses without numpy: every active lane at one address (a stack slot, a
+    polled flag, a uniform load or a single lane's store) and lane L at base + size * L (a contiguous row of 4-,
+    8- or 16-byte elements on one page). Leaves exactly what the general path leaves: the same MemOp, bytes,
+    `version`/`dirty` counts, cache lines filled in the same order, the same fault. False, with nothing done or
+    recorded, when the general path must decide."""
+    space, _, _, _, saddr, off, size, _, _, _, _, _, quick = plan
+    vreg, wide, dreg, sregs, n = quick
+    ex = w.exec & w.mask
+    nl = w.lanes
+    if not ex or not _LITTLE or nl not in _ONES:
+        return False
+    info = _XINFO.get(ex | nl << 64) or _exec_info(ex, nl)
+    m, first, last = info[0], info[1], info[2]
+    full = ex == w.mask
+    v = w.v
+    nreg = v.shape[0]
+    if kind == "load":
+        if dreg is None or dreg + n > nreg:
+            return False
+    elif sregs is None or max(sregs) >= nreg:
+        return False
+    try:
+        mv = memoryview(v).cast("B")
+    except TypeError:  # not C-contiguous
+        return False
+    rb = 4 * nl
+    private = space == "private"
+    amask = M32 if private else _M64
+    base_s = read_scalar(w, saddr, 32 if private else 64) if saddr is not None else 0
+    ones = _ONES[nl]
+    stride = 0
+    lane_addrs = None
+    if vreg is None:
+        a = (base_s + off) & amask
+    else:
+        if vreg + (2 if wide else 1) > nreg:
+            return False
+        sh = 32 * first
+        lo = int.from_bytes(mv[vreg * rb:(vreg + 1) * rb], "little")
+        lo0 = lo >> sh & M32
+        hi0 = 0
+        split = False
+        if wide:
+            hv = int.from_bytes(mv[(vreg + 1) * rb:(vreg + 2) * rb], "little")
+            hi0 = hv >> sh & M32
+            split = bool((hv ^ hi0 * ones) & m)
+        if split or (lo ^ lo0 * ones) & m:
+            base = lo0 - size * first
+            if (split or private or size not in (4, 8, 16) or base < 0 or base + size * (nl - 1) > M32
+                    or (lo ^ (base * ones + size * _IDX[nl])) & m):
+                add = base_s + off
+                los = mv[vreg * rb:(vreg + 1) * rb].cast("I").tolist()
+                if split:
+                    his = mv[(vreg + 1) * rb:(vreg + 2) * rb].cast("I").tolist()
+                    lane_addrs = [((his[ln] << 32 | los[ln]) + add) & amask for ln in info[3]]
+                else:
+                    add += hi0 << 32
+                    lane_addrs = [(los[ln] + add) & amask for ln in info[3]]
+            else:
+                stride = size
+        a = ((hi0 << 32 | lo0) + base_s + off) & amask
+    if lane_addrs is not None:
+        return _quick_lanes(ctx, w, kind, plan, mv, rb, info, lane_addrs)
+    span = size * (last - first + 1) if stride else size
+    if a + span > amask + 1:  # wraps the address space: lane by lane
+        return False
+    sp = space
+    if space == "flat":
+        top = a & APERTURE_MASK
+        if (a + span - 1) & APERTURE_MASK != top:
+            return False
+        sp = "private" if top == PRIVATE_APERTURE else "local" if top == SHARED_APERTURE else "global"
+    if sp == "local":
+        al = a & M32
+        addrs = [al + size * (ln - first) for ln in info[3]] if stride else [al] * len(info[3])
+        return _quick_lds(ctx, w, kind, plan, mv, rb, info, addrs, _Affine(a, size, first, info[3]) if stride else a)
+    if sp == "private":
+        if stride:
+            return False
+        if size & 3:
+            return _quick_private_narrow(ctx, w, kind, a if private else a & M32, plan, mv, rb, info, full, a)
+        return _quick_private(ctx, w, kind, a if private else a & M32, plan, mv, rb, info, full, a)
+    if stride:
+        return _quick_run(ctx, w, kind, a, span, plan, mv, rb, info, full)
+    return _quick_uniform(ctx, w, kind, a, plan, mv, rb, info, full)
+
+
+def _lane_data(mv, rb: int, plan: tuple, lanes) -> list:
+    """The bytes each active lane of a store writes (as the lane-by-lane path packs them)."""
+    size, hi, sregs = plan[6], plan[8], plan[12][3]
+    if size >= 4:
+        if len(sregs) == 1:
+            o = sregs[0] * rb
+            return [mv[o + 4 * ln:o + 4 * ln + 4] for ln in lanes]
+        rows = [mv[r * rb:(r + 1) * rb].cast("I").tolist() for r in sregs]
+        fmt = f"<{len(sregs)}I"
+        return [struct.pack(fmt, *[row[ln] for row in rows])[:size] for ln in lanes]
+    vals = mv[sregs[0] * rb:(sregs[0] + 1) * rb].cast("I").tolist()
+    sh, keep = 16 if hi else 0, (1 << (8 * size)) - 1
+    return [((vals[ln] >> sh) & keep).to_bytes(size, "little") for ln in lanes]
+
+
+def _load_rows(mv, rb: int, plan: tuple, info: tuple, datas: list, nl: int) -> None:
+    """Put each active lane's loaded bytes (`datas`, lane order) in the destination VGPRs (sub-dword loads zero-
+    or sign-extended, d16 forms into one half), as the lane-by-lane path does."""
+    size, signed, hi, d16, dreg = plan[6], plan[7], plan[8], plan[9], plan[12][2]
+    lanes = info[3]
+    full = len(lanes) == nl
+    if size >= 4:
+        n = size // 4
+        buf = bytearray(size * nl)
+        for ln, d in zip(lanes, datas, strict=True):
+            buf[size * ln:size * ln + size] = d
+        if n == 1:
+            rows = [buf]
+        else:
+            words = memoryview(buf).cast("I")
+            rows = [words[k::n].tobytes() for k in range(n)]
+        _put_rows(mv, rb, dreg, rows, info[0], full)
+        return
+    o = dreg * rb
+    old = mv[o:o + rb].cast("I").tolist()
+    for ln, d in zip(lanes, datas, strict=True):
+        val = int.from_bytes(d, "little", signed=signed)
+        if d16:
+            val &= 0xFFFF
+            old[ln] = ((old[ln] & 0xFFFF) | (val << 16)) if hi else ((old[ln] & 0xFFFF0000) | val)
+        else:
+            old[ln] = val & M32
+    mv[o:o + rb] = struct.pack(f"<{nl}I", *old)
+
+
+def _quick_lanes(ctx, w, kind, plan, mv, rb, info, addrs: list) -> bool:
+    """Per-lane addresses of no simple pattern, worked lane by lane in Python on the pages (or the LDS) directly:
+    every lane in one aperture, no access crossing a page, every page mapped (so nothing can fault), and for
+    global loads the lines filled in lane order as `VectorCaches._read` fills them."""
+    space, size = plan[0], plan[6]
+    lanes = info[3]
+    lo, hi = min(addrs), max(addrs)
+    if hi + size > (M32 if space == "private" else _M64) + 1:
+        return False
+    sp = space
+    if space == "flat":
+        top = lo & APERTURE_MASK
+        if hi & APERTURE_MASK != top:
+            return False
+        sp = "private" if top == PRIVATE_APERTURE else "local" if top == SHARED_APERTURE else "global"
+    if sp == "local":
+        return _quick_lds(ctx, w, kind, plan, mv, rb, info, [a & M32 for a in addrs], addrs)
+    if sp == "private":
+        return _quick_private_lanes(ctx, w, kind, plan, mv, rb, info, [a & M32 for a in addrs], addrs)
+    pages = ctx.mem.pages
+    spots = []
+    for a in addrs:
+        o = a & (PAGE - 1)
+        page = pages.get(a >> 12) if o + size <= PAGE else None
+        if page is None:
+            return False
+        spots.append((page, o))
+    caches = ctx.machine.caches
+    mem = ctx.mem
+    if kind == "load":
+        levels = None
+        if caches is not None:
+            if caches.pending:
+                return False
+            levels = caches.levels(w, dict(plan[10]))
+        _record(ctx, kind, plan, lanes, addrs)
+        if levels is None:
+            datas = [page[o:o + size] for page, o in spots]
+        else:
+            cache, below = levels
+            datas = []
+            for ln, a in zip(lanes, addrs, strict=True):
+                b = a - a % LINE
+                got = b""
+                while b < a + size:
+                    line = cache.get(b)
+                    if line is None:
+                        src = below.get(b) if below is not None else None
+                        if src is None:
+                            src = bytearray(mem.read(b, LINE, [ln]))
+                            if below is not None:
+                                below[b] = src
+                        line = cache[b] = bytearray(src)
+                    got += line[max(a - b, 0):min(a + size - b, LINE)]
+                    b += LINE
+                datas.append(got)
+        _load_rows(mv, rb, plan, info, datas, w.lanes)
+        return True
+    if caches is not None and caches.delayed and not caches.through:
+        return False
+    _record(ctx, kind, plan, lanes, addrs)
+    changed = 0
+    dirty = mem.dirty
+    for (page, o), a, d in zip(spots, addrs, _lane_data(mv, rb, plan, lanes), strict=True):
+        if page[o:o + size] != d:  # `GlobalMemory.write`: a write that changes bytes counts
+            page[o:o + size] = d
+            changed += 1
+            dirty.add(a >> 12)
+    mem.version += changed
+    if caches is not None:
+        touched = {b for a in addrs for b in range(a - a % LINE, a + size, LINE)}
+        for cache in (caches.lines.get(caches.cu_of(w)), caches.gl1.get(caches.array_of(w))):
+            if cache:
+                for b in touched:
+                    if b in cache:
+                        cache[b] = bytearray(mem.read(b, LINE))
+    return True
+
+
+def _quick_private_lanes(ctx, w, kind, plan, mv, rb, info, addrs: list, shown) -> bool:
+    """Dword-aligned private addresses that differ between lanes (a private array indexed per lane): dword k of
+    lane L is at scratch_base + (a / 4 + k) * lanes * 4 + 4 * L; a store counts a `version` per changed dword
+    (`write_private` writes dword by dword)."""
+    size = plan[6]
+    if size & 3 or any(a & 3 for a in addrs) or max(addrs) + size > w.private_size:
+        return False
+    pages = ctx.mem.pages
+    base = w.scratch_base
+    spots = []
+    for ln, a in zip(info[3], addrs, strict=True):
+        for k in range(0, size, 4):
+            g = base + ((a + k) >> 2) * rb + 4 * ln
+            page = pages.get(g >> 12)
+            if page is None:  # a dword never crosses a page: 4 | PAGE
+                return False
+            spots.append((page, g & (PAGE - 1), g))
+    _record(ctx, kind, plan, info[3], shown)
+    n = size // 4
+    if kind == "load":
+        datas = [b"".join(page[o:o + 4] for page, o, _ in spots[i:i + n]) for i in range(0, len(spots), n)]
+        _load_rows(mv, rb, plan, info, datas, w.lanes)
+        return True
+    mem = ctx.mem
+    changed = 0
+    for (page, o, g), d in zip(spots, [d[k:k + 4] for d in _lane_data(mv, rb, plan, info[3])
+                                       for k in range(0, size, 4)], strict=True):
+        if page[o:o + 4] != d:
+            page[o:o + 4] = d
+            changed += 1
+            mem.dirty.add(g >> 12)
+    mem.version += changed
+    return True
+
+
+def _quick_lds(ctx, w, kind, plan, mv, rb, info, addrs: list, shown) -> bool:
+    """A flat access whose every lane is in the LDS aperture, inside the allocation: what `_vmem_fast` does with
+    `LDS.gather`/`LDS.scatter` (a byte written twice keeps the last lane's value; `writes` counts the
+    instruction once when it changed bytes)."""
+    size = plan[6]
+    lds = ctx.machine.lds_of(w)
+    data = lds.data
+    top = max(addrs) + size
+    if top > len(data) or min(addrs) < 0:
+        return False
+    _record(ctx, kind, plan, info[3], shown)
+    if kind == "load":
+        _load_rows(mv, rb, plan, info, [data[a:a + size] for a in addrs], w.lanes)
+        return True
+    lo = min(addrs)
+    before = data[lo:top]
+    for a, d in zip(addrs, _lane_data(mv, rb, plan, info[3]), strict=True):
+        data[a:a + size] = d
+    if data[lo:top] != before:
+        lds.writes += 1
+    return True
+
+
+def _quick_private_narrow(ctx, w, kind, a0, plan, mv, rb, info, full, shown) -> bool:
+    """Every lane at one private address, a byte or short inside one dword: lane L's bytes are at
+    scratch_base + (a0 / 4) * lanes * 4 + 4 * L + a0 % 4, within one run of the wave's dwords. A store counts one
+    `version` per changed byte (`write_private` writes such data byte by byte)."""
+    size = plan[6]
+    k = a0 & 3
+    if k + size > 4 or a0 + size > w.private_size:
+        return False
+    addr = w.scratch_base + (a0 >> 2) * rb
+    o = addr & (PAGE - 1)
+    page = ctx.mem.pages.get(addr >> 12) if o + rb <= PAGE else None
+    if page is None:
+        return False
+    nl = w.lanes
+    lanes = info[3]
+    if kind == "load":
+        _record(ctx, kind, plan, lanes, shown)
+        row = page[o:o + rb]
+        _load_rows(mv, rb, plan, info, [row[4 * ln + k:4 * ln + k + size] for ln in lanes], nl)
+        return True
+    _record(ctx, kind, plan, lanes, shown)
+    sregs = plan[12][3]
+    ones = _ONES[nl]
+    keep = (1 << (8 * size)) - 1
+    val = int.from_bytes(mv[sregs[0] * rb:(sregs[0] + 1) * rb], "little") >> (16 if plan[8] else 0)
+    new = (val & keep * ones) << (8 * k)
+    old = int.from_bytes(page[o:o + rb], "little")
+    x = (old ^ new) & (keep << (8 * k)) * ones & info[0]
+    if x:
+        page[o:o + rb] = (old ^ x).to_bytes(rb, "little")
+        ctx.mem.note_written(addr, _changed(x, 8))
+    return True
+
+
+def _record(ctx, kind: str, plan: tuple, lanes, addrs) -> dict:
+    """Record the instruction's MemOp (as the general path records it); its cache policy."""
+    space = plan[0]
+    policy = dict(plan[10])
+    ctx.record(MemOp(kind, space if space != "flat" else "generic", None, plan[6], policy, lanes=lanes, addrs=addrs))
+    return policy
+
+
+def _quick_private(ctx, w, kind, a0, plan, mv, rb, info, full, shown) -> bool:
+    """Every lane at one dword-aligned private address (`_private_uniform` on bytes): dword k of lane L is at
+    scratch_base + ((a0 / 4 + k) * lanes + L) * 4, one run of the wave's lanes per dword."""
+    size, n = plan[6], plan[12][4]
+    if a0 & 3 or size & 3 or a0 + size > w.private_size:
+        return False
+    pages = ctx.mem.pages
+    first = w.scratch_base + (a0 >> 2) * rb
+    runs = []
+    for k in range(n):
+        addr = first + k * rb
+        o = addr & (PAGE - 1)
+        page = pages.get(addr >> 12) if o + rb <= PAGE else None
+        if page is None:
+            return False
+        runs.append((page, o, addr))
+    m = info[0]
+    _record(ctx, kind, plan, info[3], shown)
+    if kind == "load":
+        _put_rows(mv, rb, plan[12][2], [page[o:o + rb] for page, o, _ in runs], m, full)
+        return True
+    mem = ctx.mem
+    for (page, o, addr), r in zip(runs, plan[12][3], strict=True):
+        new = mv[r * rb:(r + 1) * rb]
+        old = page[o:o + rb]
+        if full:
+            if old == new:
+                continue
+            x = int.from_bytes(old, "little") ^ int.from_bytes(new, "little")
+        else:
+            x = (int.from_bytes(old, "little") ^ int.from_bytes(new, "little")) & m
+            if not x:
+                continue
+            new = (int.from_bytes(old, "little") ^ x).to_bytes(rb, "little")
+        page[o:o + rb] = new
+        mem.note_written(addr, _changed(x, 32))
+    return True
+
+
+def _quick_uniform(ctx, w, kind, a0, plan, mv, rb, info, full) -> bool:
+    """Every active lane at one global address: a load is one access whose bytes every lane receives (the later
+    lanes of the lane-by-lane path only hit what the first one filled); a store is one access when one lane
+    stores or every lane stores the same bytes (the later lane-by-lane writes change nothing), unless stores
+    wait in a write path (one entry per lane there)."""
+    size, signed, hi, d16 = plan[6], plan[7], plan[8], plan[9]
+    m, first, lanes = info[0], info[1], info[3]
+    nl = w.lanes
+    if kind == "load":
+        policy = _record(ctx, kind, plan, lanes, a0)
+        data = _access(ctx, "global", a0, first, size, policy=policy)
+        reg = plan[12][2]
+        if size >= 4:
+            _put_rows(mv, rb, reg, [data[4 * k:4 * k + 4] * nl for k in range(size // 4)], m, full)
+            return True
+        val = int.from_bytes(data, "little", signed=signed)
+        if d16:
+            o = reg * rb
+            old = int.from_bytes(mv[o:o + rb], "little")
+            ones = _ONES[nl]
+            val &= 0xFFFF
+            new = (old & 0xFFFF * ones) | (val << 16) * ones if hi else (old & 0xFFFF0000 * ones) | val * ones
+            mv[o:o + rb] = (old ^ ((old ^ new) & m)).to_bytes(rb, "little")
+            return True
+        _put_rows(mv, rb, reg, [struct.pack("<I", val & M32) * nl], m, full)
+        return True
+    sregs = plan[12][3]
+    sh = 32 * first
+    vals = []
+    for r in sregs:
+        row = int.from_bytes(mv[r * rb:(r + 1) * rb], "little")
+        val = row >> sh & M32
+        if len(lanes) > 1 and (row ^ val * _ONES[nl]) & m:
+            return False
+        vals.append(val)
+    caches = ctx.machine.caches
+    if len(lanes) > 1 and caches is not None and caches.delayed and not caches.through:
+        return False
+    if size >= 4:
+        data = struct.pack(f"<{len(vals)}I", *vals)[:size]
+    else:
+        data = ((vals[0] >> (16 if hi else 0)) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+    _record(ctx, kind, plan, lanes, a0)
+    _access(ctx, "global", a0, first, size, data)
+    return True
+
+
+def _quick_run(ctx, w, kind, a, span, plan, mv, rb, info, full) -> bool:
+    """Lane L at a + size * (L - first), every byte on one mapped page: a load reads the lines its lanes touch in
+    ascending order (the lane-by-lane fill order), a store writes the active lanes' bytes at once, counts a
+    `version` per lane whose bytes changed and refreshes the writer's lines its lanes touched."""
+    size, n = plan[6], plan[12][4]
+    m, first, last, lanes = info[0], info[1], info[2], info[3]
+    if a >> 12 != (a + span - 1) >> 12:
+        return False
+    mem = ctx.mem
+    page = mem.pages.get(a >> 12)
+    if page is None:
+        return False
+    caches = ctx.machine.caches
+    levels = None
+    if caches is not None:
+        if kind == "load":
+            if caches.pending:
+                return False
+            levels = caches.levels(w, dict(plan[10]))
+        elif caches.delayed and not caches.through:
+            return False
+    dense = full or last - first + 1 == len(lanes)
+    end = a + span
+    lines = []  # the 64-byte lines an active lane touches, ascending
+    for b in range(a - a % LINE, end, LINE):
+        if not dense:
+            lo = max(0, (b - a) // size)
+            hi = min(last - first, (b + LINE - 1 - a) // size)
+            if not (w.exec >> (first + lo)) & ((1 << (hi - lo + 1)) - 1):
+                continue
+        lines.append(b)
+    o = a & (PAGE - 1)
+    _record(ctx, kind, plan, lanes, _Affine(a, size, first, lanes))
+    nl = w.lanes
+    if kind == "load":
+        if levels is None:
+            buf = page[o:o + span]
+        else:
+            cache, below = levels
+            buf = bytearray(span)
+            for b in lines:
+                line = cache.get(b)
+                if line is None:
+                    src = below.get(b) if below is not None else None
+                    if src is None:
+                        src = bytearray(mem.read(b, LINE, [first]))
+                        if below is not None:
+                            below[b] = src
+                    line = cache[b] = bytearray(src)
+                lo, hi = max(b, a), min(b + LINE, end)
+                buf[lo - a:hi - a] = line[lo - b:hi - b]
+        pad = bytes(4 * first), bytes(4 * (nl - 1 - last))
+        if n == 1:
+            rows = [pad[0] + buf + pad[1]]
+        else:
+            words = memoryview(buf).cast("I")
+            rows = [pad[0] + words[k::n].tobytes() + pad[1] for k in range(n)]
+        _put_rows(mv, rb, plan[12][2], rows, m, full)
+        return True
+    sregs = plan[12][3]
+    if n == 1:
+        new = mv[sregs[0] * rb + 4 * first:sregs[0] * rb + 4 * (last + 1)]
+    else:
+        out = bytearray(span)
+        words = memoryview(out).cast("I")
+        for k, r in enumerate(sregs):
+            words[k::n] = mv[r * rb + 4 * first:r * rb + 4 * (last + 1)].cast("I")
+        new = out
+    old = page[o:o + span]
+    if dense:
+        if old == new:
+            return True
+        x = int.from_bytes(old, "little") ^ int.from_bytes(new, "little")
+    else:
+        x = (int.from_bytes(old, "little") ^ int.from_bytes(new, "little")) & _fields(info, size)
+        if not x:
+            return True
+        new = (int.from_bytes(old, "little") ^ x).to_bytes(span, "little")
+    page[o:o + span] = new
+    mem.note_written(a, _changed(x, 8 * size))
+    if caches is not None:
+        for cache in (caches.lines.get(caches.cu_of(w)), caches.gl1.get(caches.array_of(w))):
+            if cache:
+                for b in lines:
+                    if b in cache:
+                        cache[b] = bytearray(mem.read(b, LINE))
+    return True
 
 
 def _private_bytes(w, lanes: np.ndarray, a: np.ndarray, size: int) -> np.ndarray:
@@ -677,9 +1253,109 @@ for _n in _ATOMIC_NAMES:
 # ---------------------------------------------------------------------------------------------- MUBUF (buffer)
 
 
+def _buffer_plan(insn, kind: str) -> tuple | None:
+    """What `_buffer_quick` needs that the instruction fixes: (resource SGPR, soffset operand, immediate offset,
+    size, data/destination VGPR, cache policy); None when the quick path never applies (an address VGPR, a
+    sub-dword or multi-dword access, AccVGPR data)."""
+    ops = [o for o in insn.operands if o.kind is not OperandKind.OFFSET and not (
+        o.kind is OperandKind.SPECIAL and o.text == "off")]
+    vd = next((o for o in ops if o.is_dest), None)
+    if vd is None and kind == "load":
+        vd = next((o for o in ops if o.kind is OperandKind.VGPR), None)
+    rest = [o for o in ops if not o.is_dest and o is not vd]
+    srsrc = next((o for o in rest if o.kind is OperandKind.SGPR and o.count == 4), None)
+    if srsrc is None or " offen" in insn.text or " idxen" in insn.text:
+        return None
+    i = rest.index(srsrc)
+    vregs_before = [o for o in rest[:i] if o.kind is OperandKind.VGPR]
+    reg = vd if kind == "load" else (vregs_before[0] if vregs_before else None)
+    size = _width(insn.mnemonic)[0]
+    if reg is None or reg.kind is not OperandKind.VGPR or size != 4:
+        return None
+    return (srsrc.register, rest[i + 1] if i + 1 < len(rest) else None, _offset(insn.text), reg.register,
+            tuple(insn.memory.cache_policy.items()) if insn.memory else ())
+
+
+_BUF_PLANS: dict = {}
+
+
+def _buffer_quick(ctx, w, kind: str, bp: tuple) -> bool:
+    """A dword MUBUF access with no address VGPR through a V# with ADD_TID (the private segment buffer: lane L at
+    base + soffset + offset-part + L * 4, one run of the wave's dwords): the lane-by-lane reads and writes of
+    `_buffer` as one slice of a page. False, nothing done, for anything else."""
+    sreg, soff_op, inst_off, reg, policy_items = bp
+    s = w.s
+    if sreg + 4 > len(s):
+        return False
+    d0, d1, d2, d3 = s[sreg], s[sreg + 1], s[sreg + 2], s[sreg + 3]
+    if not (d3 >> 23) & 1:  # no ADD_TID: ranges, strides (the general path)
+        return False
+    ex = w.exec & w.mask
+    nl = w.lanes
+    if not ex or not _LITTLE or nl not in _ONES or reg >= w.v.shape[0]:
+        return False
+    base = (d0 | d1 << 32) & ((1 << 48) - 1)
+    stride = (d1 >> 16) & 0x3FFF
+    soff = read_scalar(w, soff_op) if soff_op is not None else 0
+    if d1 >> 31:  # swizzled: index = lane, element size from dword 3
+        elem = [2, 4, 8, 16][(d3 >> 19) & 3]
+        if elem != 4:
+            return False
+        index_stride = [8, 16, 32, 64][(d3 >> 21) & 3]
+        k0 = base + soff + (inst_off // elem) * elem * index_stride + inst_off % elem
+        if index_stride == nl and d2 == M32 and w.private_size:  # `_check_private`: the same byte in every lane
+            p = (base + soff - w.scratch_base) // nl + inst_off
+            if p < 0 or p + 4 > w.private_size:
+                return False
+    else:
+        if stride != 4:
+            return False
+        k0 = base + soff + inst_off
+    info = _XINFO.get(ex | nl << 64) or _exec_info(ex, nl)
+    m, first, last = info[0], info[1], info[2]
+    a = k0 + 4 * first
+    span = 4 * (last - first + 1)
+    if a < 0 or a >> 12 != (a + span - 1) >> 12:
+        return False
+    mem = ctx.mem
+    page = mem.pages.get(a >> 12)
+    if page is None:
+        return False
+    try:
+        mv = memoryview(w.v).cast("B")
+    except TypeError:
+        return False
+    rb = 4 * nl
+    lanes = info[3]
+    ctx.record(MemOp(kind, "private", None, 4, dict(policy_items), lanes=lanes, addrs=_Affine(a, 4, first, lanes)))
+    o = a & (PAGE - 1)
+    if kind == "load":
+        _put_rows(mv, rb, reg, [bytes(4 * first) + page[o:o + span] + bytes(4 * (nl - 1 - last))], m, ex == w.mask)
+        return True
+    new = mv[reg * rb + 4 * first:reg * rb + 4 * (last + 1)]
+    old = page[o:o + span]
+    if last - first + 1 == len(lanes):
+        if old == new:
+            return True
+        x = int.from_bytes(old, "little") ^ int.from_bytes(new, "little")
+    else:
+        x = (int.from_bytes(old, "little") ^ int.from_bytes(new, "little")) & _fields(info, 4)
+        if not x:
+            return True
+        new = (int.from_bytes(old, "little") ^ x).to_bytes(span, "little")
+    page[o:o + span] = new
+    mem.note_written(a, _changed(x, 32))
+    return True
+
+
 def _buffer(kind: str):
     def run(ctx, insn):
         w = ctx.wave
+        hit = _BUF_PLANS.get(id(insn))
+        bp = hit[1] if hit is not None and hit[0] is insn else per_insn_cache(_BUF_PLANS, insn,
+                                                                            lambda i: _buffer_plan(i, kind))
+        if bp is not None and _buffer_quick(ctx, w, kind, bp):
+            return
         mn = insn.mnemonic
         ops = [o for o in insn.operands if o.kind is not OperandKind.OFFSET and not (
             o.kind is OperandKind.SPECIAL and o.text == "off")]
@@ -715,6 +1391,9 @@ def _buffer(kind: str):
             offset = (int(vaddr_vals[ln]) if offen and not idxen else 0) + inst_off
             if swizzle:
                 a = base + soff + (offset // elem) * elem * index_stride + index * elem + offset % elem
+                if add_tid and elem == 4 and index_stride == w.lanes and num_records == M32 and w.private_size:
+                    # the runtime's private segment buffer (machine._initial_state) or a copy of it
+                    _check_private(w, kind, (base + soff - w.scratch_base) // w.lanes + offset, size, ln)
             else:
                 a = base + soff + index * stride + offset
                 if not add_tid and stride == 0 and offset + size > num_records:
@@ -739,6 +1418,17 @@ def _buffer(kind: str):
                 ctx.mem.write(a, data, [ln])
 
     return run
+
+
+def _check_private(w, kind: str, p: int, size: int, lane: int) -> None:
+    """A scratch-SRD (swizzled, per-lane) access reaches byte `p` of `lane`'s private memory: outside the wave's
+    private segment it faults as a flat or scratch access there does (memory.read_private / write_private), rather
+    than landing in the next wave's scratch."""
+    if p < 0 or p + size > w.private_size:
+        from amddbg.emu.errors import MemoryViolation
+
+        what = "read" if kind == "load" else "write"
+        raise MemoryViolation(p & M32, [lane], f"private {what} outside the {w.private_size}-byte private segment")
 
 
 def _sreg(op, i):

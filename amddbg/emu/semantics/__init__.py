@@ -84,10 +84,15 @@ class Ctx:
         self.memops.append(op)
 
 
-def _modifier_semantic(insn):
-    from amddbg.emu.semantics.vfloat import modifier_semantic
+_MODIFIER: list = []  # vfloat.modifier_semantic, imported at the first lookup (vfloat imports this module)
 
-    return modifier_semantic(insn)
+
+def _modifier_semantic(insn):
+    if not _MODIFIER:
+        from amddbg.emu.semantics.vfloat import modifier_semantic
+
+        _MODIFIER.append(modifier_semantic)
+    return _MODIFIER[0](insn)
 
 
 def load_all() -> None:

@@ -14,6 +14,7 @@ states for every instruction of the oracle corpus that gets a closure and compar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -25,17 +26,22 @@ from amddbg.isa.model import OperandKind
 SGPR, VGPR, INLINE, LITERAL, SPECIAL = (OperandKind.SGPR, OperandKind.VGPR, OperandKind.INLINE, OperandKind.LITERAL,
                                         OperandKind.SPECIAL)
 U32 = np.uint32
+U64 = np.uint64
 
 
 def _plain(insn) -> bool:
     """No modifier of any kind, no SDWA/DPP, no clamp/omod, no 16-bit register halves."""
-    text = insn.text
-    if "dpp" in insn.mnemonic or "sdwa" in insn.mnemonic or insn.encoding.endswith(("DPP", "SDWA", "DPP8")):
+    if _NOT_PLAIN.search(insn.text) or "sdwa" in insn.mnemonic or insn.encoding.endswith(("DPP", "SDWA", "DPP8")):
         return False
-    if any(t in text for t in (" clamp", "mul:", "div:", "neg", "abs", "|", "op_sel", "sext", ".l", ".h", "row_",
-                               "quad_perm", "bound_ctrl", "dpp")):
-        return False
-    return not any(o.modifiers for o in insn.operands)
+    for o in insn.operands:
+        if o.modifiers:
+            return False
+    return True
+
+
+# (a "-" before an operand is a neg modifier the GFX9 decoder leaves only in the text; a negative inline constant
+# is rejected with it, which only costs the closure)
+_NOT_PLAIN = re.compile(r" clamp|mul:|div:|neg|abs|\||op_sel|sext|\.[lh]|row_|quad_perm|bound_ctrl|dpp|[ ,]-")
 
 
 # ---------------------------------------------------------------------------------------------- operand access
@@ -250,6 +256,197 @@ def _cndmask(dreg: int, a, b, sel) -> Callable:
     return run
 
 
+def _accmove(d, src) -> Callable | None:
+    """v_accvgpr_read/write/mov: a dword between VGPRs and AccVGPRs (or a constant into one), in EXEC. The generic
+    reader grows the AccVGPR file to the register after the one it reads (kept here)."""
+    if d.kind not in (VGPR, OperandKind.AGPR):
+        return None
+    c = _scalar_const(src)
+    if c is None and src.kind not in (VGPR, OperandKind.AGPR):
+        return None
+    dr, d_acc = d.register, d.kind is OperandKind.AGPR
+    sr, s_acc = (src.register, src.kind is OperandKind.AGPR) if c is None else (0, False)
+
+    def run(ctx, insn):
+        w = ctx.wave
+        if c is None:
+            if s_acc:
+                if len(w.a) < sr + 2:
+                    w.ensure_agprs(sr + 2)
+                x = w.a[sr]
+            else:
+                if len(w.v) < sr + 1:
+                    w.ensure_vgprs(sr + 2)
+                x = w.v[sr]
+        else:
+            x = c
+        if d_acc:
+            w.ensure_agprs(dr + 2)
+            rows = w.a
+        else:
+            if len(w.v) < dr + 1:
+                w.ensure_vgprs(dr + 1)
+            rows = w.v
+        ex = w.exec
+        if ex == w.mask:
+            rows[dr] = x
+        elif ex:
+            np.copyto(rows[dr], x, where=lane_bools(ex, w.lanes), casting="unsafe")
+    return run
+
+
+def _source64(op, fmt: str = "i"):
+    """('v', VGPR pair) | ('s', SGPR pair) | ('c', 64-bit constant as operands.read_scalar gives it) | None."""
+    if op.kind is VGPR:
+        return "v", op.register
+    if op.kind in (INLINE, LITERAL):
+        return "c", read_scalar(None, op, 64, fmt)
+    if op.kind is SGPR and op.register + 1 < 106:
+        return "s", op.register
+    return None
+
+
+def _get64(w, src):
+    k, r = src
+    if k == "v":
+        v = w.v
+        return v[r].astype(U64) | (v[r + 1].astype(U64) << U64(32))
+    if k == "c":
+        return np.full(w.lanes, r, dtype=U64)
+    return np.full(w.lanes, w.s[r] | w.s[r + 1] << 32, dtype=U64)
+
+
+def _get32(w, src):
+    k, r = src
+    if k == "v":
+        return w.v[r]
+    return _full(r if k == "c" else w.s[r], w.lanes)
+
+
+def _put64(w, d: int, vals) -> None:
+    lo = (vals & U64(M32)).astype(U32)
+    hi = (vals >> U64(32)).astype(U32)
+    v = w.v
+    ex = w.exec
+    if ex == w.mask:
+        v[d] = lo
+        v[d + 1] = hi
+    elif ex:
+        m = lane_bools(ex, w.lanes)
+        np.copyto(v[d], lo, where=m)
+        np.copyto(v[d + 1], hi, where=m)
+
+
+def _v64(base: str, d: int, srcs) -> Callable | None:
+    """v_mov_b64, v_lshlrev_b64, v_lshrrev_b64, v_lshl_add_u64 as valu.py computes them."""
+    if base == "v_mov_b64":
+        if len(srcs) != 1:
+            return None
+        a = _source64(srcs[0])
+        if a is None:
+            return None
+        need = max(d + 2, (a[1] + 2) if a[0] == "v" else 0)
+
+        def run(ctx, insn):
+            w = ctx.wave
+            if len(w.v) < need:
+                w.ensure_vgprs(need)
+            _put64(w, d, _get64(w, a))
+        return run
+    if base in ("v_lshlrev_b64", "v_lshrrev_b64"):
+        if len(srcs) != 2:
+            return None
+        n, a = _vector_source(srcs[0]), _source64(srcs[1])
+        if n is None or a is None:
+            return None
+        left = base == "v_lshlrev_b64"
+        need = max(d + 2, (a[1] + 2) if a[0] == "v" else 0, (n[1] + 1) if n[0] == "v" else 0)
+
+        def run(ctx, insn):
+            w = ctx.wave
+            if len(w.v) < need:
+                w.ensure_vgprs(need)
+            k = (_get32(w, n) & U32(63)).astype(U64)
+            x = _get64(w, a)
+            _put64(w, d, x << k if left else x >> k)
+        return run
+    if base == "v_lshl_add_u64":
+        if len(srcs) != 3:
+            return None
+        a, n, c = _source64(srcs[0]), _vector_source(srcs[1]), _source64(srcs[2])
+        if a is None or n is None or c is None:
+            return None
+        need = max(d + 2, (a[1] + 2) if a[0] == "v" else 0, (c[1] + 2) if c[0] == "v" else 0,
+                   (n[1] + 1) if n[0] == "v" else 0)
+
+        def run(ctx, insn):
+            w = ctx.wave
+            if len(w.v) < need:
+                w.ensure_vgprs(need)
+            k = (_get32(w, n) & U32(7)).astype(U64)
+            _put64(w, d, (_get64(w, a) << k) + _get64(w, c))
+        return run
+    return None
+
+
+_FLOAT_OPS = {f"v_{name}_{t}": (fn, 64 if t == "f64" else 32) for t in ("f32", "f64") for name, fn in (
+    ("add", lambda a, b: a + b), ("sub", lambda a, b: a - b), ("subrev", lambda a, b: b - a),
+    ("mul", lambda a, b: a * b))}
+_FLOAT_OPS["v_fmac_f32"] = (None, 32)
+_FLOAT_OPS["v_fma_f32"] = (None, 32)
+
+
+def _float(base: str, fop, d: int, srcs, generic) -> Callable | None:
+    """f32/f64 add, sub, subrev, mul and f32 fma/fmac under the default MODE (round to nearest even, denormals
+    kept): the numpy operation vfloat computes, written when no lane's result is a NaN. Any other mode, or a NaN
+    result (whose bits vfloat's NaN rules decide), runs the generic function instead (nothing written before)."""
+    fn, bits = fop
+    if bits == 64:
+        ops = [_source64(o, "f") for o in srcs]
+        rshift, dshift, ft = 2, 6, np.float64
+    else:
+        ops = [_vector_source(o) for o in srcs]
+        rshift, dshift, ft = 0, 4, np.float32
+    if any(o is None for o in ops):
+        return None
+    fma = fn is None
+    if fma:
+        from amddbg.emu.semantics.vfloat import _fma_exact
+
+        if base == "v_fmac_f32" and len(ops) == 2:
+            ops.append(("v", d))
+        if len(ops) != 3:
+            return None
+    elif len(ops) != 2:
+        return None
+    width = 2 if bits == 64 else 1
+    need = max([d + width] + [o[1] + width for o in ops if o[0] == "v"])
+    get = (lambda w, o: _get64(w, o).view(np.float64)) if bits == 64 else (lambda w, o: _get32(w, o).view(ft))
+
+    def run(ctx, insn):
+        w = ctx.wave
+        mode = w.mode
+        if (mode >> rshift) & 3 or (mode >> dshift) & 3 != 3:
+            return generic(ctx, insn)
+        if len(w.v) < need:
+            w.ensure_vgprs(need)
+        xs = [get(w, o) for o in ops]
+        r = _fma_exact(xs[0], xs[1], xs[2], 32) if fma else fn(xs[0], xs[1])
+        if np.isnan(r).any():
+            return generic(ctx, insn)
+        if bits == 64:
+            _put64(w, d, r.view(U64))
+            return None
+        v = w.v
+        ex = w.exec
+        if ex == w.mask:
+            v[d] = r.view(U32)
+        elif ex:
+            np.copyto(v[d], r.view(U32), where=lane_bools(ex, w.lanes))
+        return None
+    return run
+
+
 def _any_vcc(op) -> bool:
     return op.kind is SPECIAL and op.text in ("vcc", "vcc_lo")
 
@@ -375,6 +572,15 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
         else:
             target = None
         return _vcmp(target, a, b, fn, base.endswith("_i32"))
+    if base in ("v_accvgpr_read_b32", "v_accvgpr_write_b32", "v_accvgpr_mov_b32") and len(dests) == 1 \
+            and len(srcs) == 1:
+        return _accmove(dests[0], srcs[0])
+    if base in ("v_mov_b64", "v_lshlrev_b64", "v_lshrrev_b64", "v_lshl_add_u64") and len(dests) == 1 \
+            and dests[0].kind is VGPR:
+        return _v64(base, dests[0].register, srcs)
+    fop = _FLOAT_OPS.get(base)
+    if fop is not None and len(dests) == 1 and dests[0].kind is VGPR:
+        return _float(base, fop, dests[0].register, srcs, generic)
     carry = _CARRY.get(base)
     if carry is not None:
         vd = [o for o in dests if o.kind is VGPR]
@@ -485,6 +691,23 @@ def _sop2(mn: str, d: int, a, b) -> Callable | None:
             w.s[d] = r
             w.scc = int(r != 0)
         return run
+    if mn in ("s_add_i32", "s_add_co_i32", "s_sub_i32", "s_sub_co_i32"):
+        sub = "sub" in mn
+
+        def run(ctx, insn):
+            w = ctx.wave
+            x, y = a(w), b(w)
+            x = x - (1 << 32) if x >> 31 else x
+            y = y - (1 << 32) if y >> 31 else y
+            r = x - y if sub else x + y
+            w.s[d] = r & M32
+            w.scc = int(not -(1 << 31) <= r < (1 << 31))
+        return run
+    if mn == "s_mul_i32":
+        def run(ctx, insn):
+            w = ctx.wave
+            w.s[d] = (a(w) * b(w)) & M32
+        return run
     if mn == "s_cselect_b32":
         def run(ctx, insn):
             w = ctx.wave
@@ -563,11 +786,12 @@ def _salu(insn) -> Callable | None:
             return _salu_more(insn)
         return _smov(d, src, bits)
     if mn in ("s_add_u32", "s_add_co_u32", "s_sub_u32", "s_sub_co_u32", "s_and_b32", "s_or_b32", "s_xor_b32",
-              "s_lshl_b32", "s_lshr_b32", "s_cselect_b32") and len(ops) == 3:
+              "s_lshl_b32", "s_lshr_b32", "s_cselect_b32", "s_add_i32", "s_add_co_i32", "s_sub_i32",
+              "s_sub_co_i32", "s_mul_i32") and len(ops) == 3:
         d = _sgpr(ops[0])
         a, b = _scalar_getter(ops[1]), _scalar_getter(ops[2])
         if d is None or a is None or b is None:
-            return None
+            return _salu_more(insn)  # EXEC/VCC operands of the logic ops
         return _sop2(mn, d, a, b)
     if mn.startswith("s_cmp_") and mn[-4:] in ("_i32", "_u32") and len(ops) == 2:
         op = mn[len("s_cmp_"):-4]
@@ -747,7 +971,22 @@ def compile_fast(insn, generic: Callable | None, lanes: int) -> Callable | None:
         return None
     mn = insn.mnemonic
     if mn.startswith("s_"):
+        if not (mn in _SALU_NAMES or mn.startswith(("s_cbranch_", "s_cmp_", "s_wait")) or "saveexec" in mn):
+            return None
         return _salu(insn)
-    if mn.startswith("v_") and "::" not in mn and _plain(insn):
-        return _valu(insn, generic, "vcc_lo" if lanes == 32 else "vcc")
+    if mn.startswith("v_") and "::" not in mn:
+        base = mn[:-4] if mn.endswith(("_e32", "_e64")) else mn
+        if base not in _VALU_NAMES and not base.startswith("v_cmp_") and _binop_of(generic) is None:
+            return None  # (checked before the operands: most instructions get no closure, and cheaply)
+        if _plain(insn):
+            return _valu(insn, generic, "vcc_lo" if lanes == 32 else "vcc")
     return None
+
+
+_SALU_NAMES = frozenset({"s_branch", "s_mov_b32", "s_mov_b64", "s_add_u32", "s_add_co_u32", "s_sub_u32",
+                         "s_sub_co_u32", "s_lshl_b32", "s_lshr_b32", "s_cselect_b32", "s_cselect_b64", "s_add_i32",
+                         "s_add_co_i32", "s_sub_i32", "s_sub_co_i32", "s_mul_i32"}
+                        | {f"s_{op}_{b}" for op in _LOGIC for b in ("b32", "b64")})
+_VALU_NAMES = frozenset({"v_mov_b32", "v_readlane_b32", "v_writelane_b32", "v_readfirstlane_b32", "v_cndmask_b32",
+                         "v_accvgpr_read_b32", "v_accvgpr_write_b32", "v_accvgpr_mov_b32", "v_mov_b64",
+                         "v_lshlrev_b64", "v_lshrrev_b64", "v_lshl_add_u64"} | set(_CARRY) | set(_FLOAT_OPS))

@@ -1,5 +1,6 @@
 """`amddbg run CODEOBJ --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]... [--json]
-[--core OUT [--layout split|unified]] [--max-instructions N] [--seed N]`: run a kernel in the emulator."""
+[--core OUT [--layout split|unified]] [--max-instructions N] [--seed N] [--stack-size BYTES]`: run a kernel in the
+emulator."""
 
 from __future__ import annotations
 
@@ -32,18 +33,26 @@ def add_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layout", choices=("split", "unified"), default="split")
     p.add_argument("--max-instructions", type=int, default=None, metavar="N")
     p.add_argument("--seed", type=int, default=0, metavar="N")
+    p.add_argument("--stack-size", type=int, default=None, metavar="BYTES",
+                   help="stack per work-item for a kernel with a dynamic stack (recursion, indirect calls), as "
+                        "hipDeviceSetLimit(hipLimitStackSize) sets it; default 1024, HIP's")
 
 
 def run(args: argparse.Namespace) -> int:
     from amddbg.emu.args import parse_arg, read_buffer
-    from amddbg.emu.machine import Machine
+    from amddbg.emu.machine import DYNAMIC_STACK_MAX, Machine
     from amddbg.textsafe import check_regular
 
     check_regular(args.codeobj)
     grid, block = _dims(args.grid, "grid"), _dims(args.block, "block")
     specs = [parse_arg(a) for a in args.arg]
+    launch = {}
+    if args.stack_size is not None:
+        if not 0 <= args.stack_size <= DYNAMIC_STACK_MAX:
+            raise UsageError(f"--stack-size {args.stack_size}: expected 0..{DYNAMIC_STACK_MAX} bytes")
+        launch["stack_size"] = args.stack_size
     m = Machine(args.codeobj, seed=args.seed)
-    m.dispatch(args.kernel, grid, block, specs)
+    m.dispatch(args.kernel, grid, block, specs, **launch)
     r = m.run(max_instructions=args.max_instructions)
     if args.core:
         m.write_core(args.core, layout=args.layout)

@@ -47,7 +47,15 @@ ARCHITECTED_FLAT_SCRATCH = ("gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gf
 PACKED_TID = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12")
 QUANTUM = 16
 LAUNCH_SPREAD = 2048  # seeded schedules: launch-time spread of the waves, in clocks
+# A kernel whose metadata says .uses_dynamic_stack (recursion, indirect calls) gets a private segment of
+# max(stack size limit, .private_segment_fixed_size) bytes per work-item, capped at 16 KiB: ROCm CLR (ROCm/clr
+# f9f995c, rocclr/device/rocm/rocvirtual.cpp, the dispatch packet's private_segment_size) with the limit
+# hipDeviceSetLimit(hipLimitStackSize) sets, 1024 bytes by default for HIP (rocclr/device/device.hpp
+# `stack_size_{1024}`; only OpenCL raises it to 16 KiB in Device::create), at most 128 KiB - 16, rounded up to 16
+# (Device::UpdateStackSize).
 DYNAMIC_STACK = 1024  # hipLimitStackSize's default, bytes of private stack per work-item
+DYNAMIC_STACK_MAX = 128 * 1024 - 16  # the largest limit hipDeviceSetLimit accepts
+DYNAMIC_STACK_CAP = 16 * 1024  # the most the runtime puts in a dynamic-stack dispatch's private_segment_size
 SNAPSHOT_INSTRUCTIONS = 512  # sample the state about this often, at a fixed number of scheduler rounds, at first
 SAMPLE_BACKOFF = 16  # samples between doublings of the sampling interval
 SAMPLE_SPREAD = 8  # the interval grows to at most this many times its first value
@@ -181,6 +189,7 @@ class Machine:
         self.lanes = 64
         self.kernel = None
         self.dispatch_info: dict = {}
+        self._stack_note = ""  # appended to a private-segment fault of a dynamic-stack kernel
         self.buffers: list[dict] = []
         self.private_ranges: list[tuple[int, int]] = []  # scratch: memory only its own wave reads
         self._shared_changes = 0  # samples at which memory other than scratch had changed
@@ -219,10 +228,11 @@ class Machine:
         raise EmulatorError(f"no kernel named {name!r} (have: {have})")
 
     def dispatch(self, kernel: str, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
-                 dynamic_lds: int = 0) -> None:
+                 dynamic_lds: int = 0, stack_size: int = DYNAMIC_STACK) -> None:
         """`dynamic_lds`: bytes of dynamic LDS (HIP's sharedMemBytes for `extern __shared__`), placed after the
         kernel's static LDS (rounded up to 16 bytes) as the runtime does; the packet's group segment size and the
-        hidden_dynamic_lds_size argument say it."""
+        hidden_dynamic_lds_size argument say it. `stack_size`: hipDeviceSetLimit(hipLimitStackSize), bytes per
+        work-item for a kernel with a dynamic stack (see DYNAMIC_STACK); other kernels get their fixed size."""
         from amddbg.emu.args import lay_out_kernargs
 
         k = self.find_kernel(kernel)
@@ -252,8 +262,15 @@ class Machine:
         if dynamic_lds:
             group_fixed = (group_fixed + 15) // 16 * 16 + dynamic_lds
         private_size = (kd.private_segment_fixed_size + 3) // 4 * 4
+        if not 0 <= stack_size <= DYNAMIC_STACK_MAX:
+            raise EmulatorError(f"stack size {stack_size}: hipLimitStackSize takes 0..{DYNAMIC_STACK_MAX} bytes")
+        self._stack_note = ""
         if getattr(meta, "uses_dynamic_stack", False):  # recursion or indirect calls: the runtime adds a stack
-            private_size = max(private_size, DYNAMIC_STACK)
+            limit = (stack_size + 15) // 16 * 16
+            private_size = min(max(private_size, limit), DYNAMIC_STACK_CAP)
+            self._stack_note = (f" (the kernel uses a dynamic stack: {private_size} bytes per work-item, the larger of"
+                                f" its fixed {kd.private_segment_fixed_size} bytes and the {limit}-byte stack size"
+                                f" limit hipLimitStackSize, at most {DYNAMIC_STACK_CAP}; raise it with --stack-size)")
         # -- runtime structures
         mem = self.memory
         packet = mem.alloc(64, align=64)
@@ -602,7 +619,8 @@ class Machine:
         hook, its PC left on the s_endpgm), a trap or unsupported instruction stops it."""
         if isinstance(exc, MemoryViolation):
             w.fault = exc  # the access, address and lanes (replay names them after the kernel's arguments)
-            self._stop(w, FAULTED, exc.reason)
+            stack = self._stack_note if "private segment" in exc.reason else ""  # a dynamic stack overrun
+            self._stop(w, FAULTED, exc.reason + stack)
             return
         if exc.state == ENDED:
             w.pc = insn.address

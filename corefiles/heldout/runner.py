@@ -80,10 +80,10 @@ def run_case(co: Path, case) -> Outcome:
         specs.append(f"buf:{oracle_runner._type_name(arr.dtype)}:{arr.size}")
         initial.append(arr)
     try:
-        if case.dynamic_lds:
-            m.dispatch(case.kernel, case.grid, case.block, specs, dynamic_lds=case.dynamic_lds)
-        else:
-            m.dispatch(case.kernel, case.grid, case.block, specs)
+        launch = {"dynamic_lds": case.dynamic_lds} if case.dynamic_lds else {}
+        if case.stack_size:
+            launch["stack_size"] = case.stack_size
+        m.dispatch(case.kernel, case.grid, case.block, specs, **launch)
     except TypeError as e:  # an emulator without the keyword
         return Outcome(False, "error", f"dispatch: {e}", 0, time.perf_counter() - t0)
     for b, arr in zip(m.buffers, initial, strict=True):

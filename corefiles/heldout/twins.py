@@ -109,6 +109,7 @@ class Case:
     twin: Callable[[int], list[np.ndarray]]  # wave size -> expected outputs in argument order
     tolerance: dict[int, tuple[float, float]] = field(default_factory=dict)  # output index -> (rtol, atol)
     dynamic_lds: int = 0  # bytes of dynamic LDS the launch asks for (extern __shared__)
+    stack_size: int = 0  # hipDeviceSetLimit(hipLimitStackSize) before the launch; 0: the runtime's default
     max_instructions: int = 600_000
 
     def expected(self, wave: int) -> list[np.ndarray]:
@@ -707,11 +708,18 @@ def case_bytecode_vm() -> Case:
 
 
 # -- 17. recursion -----------------------------------------------------------------------------------------------
-def case_recursion() -> Case:
+def case_recursion(exponent_mask: int = 0x7) -> Case:
+    """in[10g + 3] is powmod_rec's exponent (the kernel takes its low byte): one call frame per halving, an -O0 frame
+    of 112 to 160 bytes. Exponents below 8 (at most four powmod_rec frames) keep every -O0 object within the 1 KiB
+    stack per work-item HIP gives a dynamic-stack kernel by default (amddbg/emu/machine.py DYNAMIC_STACK; the deepest
+    object peaks at 944 bytes, gcd_rec's nine frames), as a real launch needs. The whole byte (nine powmod_rec frames,
+    1136 to 1664 bytes at -O0) overruns it: tests/emu/test_heldout.py checks that such a launch faults, and completes
+    with a larger stack size."""
     n = 128
     a = np.array([s32(r >> 32) % 2001 - 1000 for r in splitmix64(130, 10 * n)], dtype=np.int32)
     a[20:30] = 7  # all equal
     a[30:40] = np.arange(10)[::-1]
+    a[3::10] &= exponent_mask
 
     def twin(wave):
         srt = np.concatenate([np.sort(a[10 * g:10 * g + 10]) for g in range(n)]).astype(np.int32)

@@ -125,9 +125,12 @@ class WaitCounters:
             q = pending.get(counter)
             if not q or len(q) <= limit:  # at most `limit` outstanding even counting the completed ones
                 continue
-            q = sorted(x for x in q if x > now)
-            if len(q) > limit:
-                t = max(t, q[len(q) - limit - 1])
+            if counter in OUT_OF_ORDER:  # (in-order counters' completions are ascending already: see `issue`)
+                q = sorted(q)
+            # ascending: at most `limit` remain after the (limit+1)-th latest completes (<= now: already so)
+            done = q[len(q) - limit - 1]
+            if done > t:
+                t = done
         return t
 
     def state_bytes(self, now: int) -> bytes:

@@ -1607,6 +1607,7 @@ def _int_clamp(name: str, base):
         lo, hi = (-(1 << 31), (1 << 31) - 1) if signed else (0, M32)
         write_vector(ctx.wave, f.dst, (np.clip(r, lo, hi) & M32).astype(U32), 32)
 
+    run.__wrapped__ = base  # without clamp it is `base` (fastpath's closures of the plain forms look through)
     return run
 
 

@@ -43,6 +43,8 @@ def _wave(m: Machine, lanes: int, rng: random.Random, exec_kind: str) -> Wave:
             w.s[r] = int(np.float32(rng.uniform(-64, 64)).view(np.uint32))
         w.v = (gen.standard_normal((256, lanes)) * 8).astype(np.float32).view(np.uint32)
         w.v[::7] = 0x3FF00000  # some VGPR pairs hold f64 1.0, 1.5... in their high dwords
+        zeros = gen.random((256, lanes)) < 0.3  # signed zeros in many lanes of every register (min/max order them)
+        w.v[zeros] = np.where(gen.random(int(zeros.sum())) < 0.5, 0x80000000, 0).astype(np.uint32)
         w.v[::5] = (gen.standard_normal((52, lanes)) * 8).astype(np.float32).view(np.uint32) & np.uint32(0x3FFFFFFF)
     full = (1 << lanes) - 1
     if rng.random() < 0.7:  # AccVGPRs (gfx90a/gfx942 code moves through them), sometimes not yet allocated

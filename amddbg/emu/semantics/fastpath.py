@@ -39,9 +39,8 @@ def _plain(insn) -> bool:
     return True
 
 
-# (a "-" before an operand is a neg modifier the GFX9 decoder leaves only in the text; a negative inline constant
-# is rejected with it, which only costs the closure)
-_NOT_PLAIN = re.compile(r" clamp|mul:|div:|neg|abs|\||op_sel|sext|\.[lh]|row_|quad_perm|bound_ctrl|dpp|[ ,]-")
+# (a "-" before a register or "|" is a neg modifier the GFX9 decoder leaves only in the text; "-2" is a constant)
+_NOT_PLAIN = re.compile(r" clamp|mul:|div:|neg|abs|\||op_sel|sext|\.[lh]|row_|quad_perm|bound_ctrl|dpp|[ ,]-(?![0-9.])")
 
 
 # ---------------------------------------------------------------------------------------------- operand access
@@ -447,6 +446,40 @@ def _float(base: str, fop, d: int, srcs, generic) -> Callable | None:
     return run
 
 
+_MINMAX = {"v_min_f32": True, "v_max_f32": False, "v_min_num_f32": True, "v_max_num_f32": False}
+
+
+def _fminmax(d: int, a, b, is_min: bool, generic) -> Callable:
+    """f32 min/max without NaN operands as vfloat._minmax picks (-0 < +0), denormals kept (else generic)."""
+    need = max([d + 1] + [o[1] + 1 for o in (a, b) if o[0] == "v"])
+    sign = U32(0x80000000)
+    f32 = np.float32
+
+    def run(ctx, insn):
+        w = ctx.wave
+        if (w.mode >> 4) & 3 != 3:
+            return generic(ctx, insn)
+        if len(w.v) < need:
+            w.ensure_vgprs(need)
+        xb, yb = _get32(w, a), _get32(w, b)
+        x, y = xb.view(f32), yb.view(f32)
+        if np.isnan(x).any() or np.isnan(y).any():
+            return generic(ctx, insn)
+        bothzero = (x == 0) & (y == 0)
+        xneg = (xb & sign) != 0
+        yneg = (yb & sign) != 0
+        pick_a = (x < y) | (bothzero & xneg & ~yneg) if is_min else (x > y) | (bothzero & ~xneg & yneg)
+        r = np.where(pick_a, xb, yb)
+        v = w.v
+        ex = w.exec
+        if ex == w.mask:
+            v[d] = r
+        elif ex:
+            np.copyto(v[d], r, where=lane_bools(ex, w.lanes))
+        return None
+    return run
+
+
 def _any_vcc(op) -> bool:
     return op.kind is SPECIAL and op.text in ("vcc", "vcc_lo")
 
@@ -538,7 +571,9 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
         return _readfirstlane(dests[0].register, s) if s is not None and dests[0].register < 106 else None
     if base == "v_cndmask_b32":
         vd = [o for o in dests if o.kind is VGPR]
-        ss = [o for o in srcs if not _is_vcc(o, lanes_name)]
+        # (either VCC name is the whole VCC, as valu's _split and read_lane_mask take it: wave64 code from the GFX10+
+        # decoders without the wave64 attribute names vcc_lo; a VCC *source* operand leaves too few and is generic)
+        ss = [o for o in srcs if not _any_vcc(o)]
         if len(vd) != 1 or len(dests) != 1 or len(ss) not in (2, 3):
             return None
         a, b = _vector_source(ss[0]), _vector_source(ss[1])
@@ -548,7 +583,7 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
             if ss[2].kind is not SGPR:
                 return None
             sel = ss[2].register
-        elif any(_is_vcc(o, lanes_name) for o in srcs) or lanes_name == "vcc":
+        elif any(_any_vcc(o) for o in srcs) or lanes_name == "vcc":
             sel = None
         else:
             return None
@@ -558,8 +593,8 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
         fn = _VCMP_FNS.get(op)
         if fn is None:
             return None
-        ss = [o for o in srcs if not _is_vcc(o, lanes_name) and not _is_vcc(o, "vcc")]
-        sd = [o for o in dests if not _is_vcc(o, lanes_name) and not _is_vcc(o, "vcc")]
+        ss = [o for o in srcs if not _any_vcc(o)]
+        sd = [o for o in dests if not _any_vcc(o)]
         if len(ss) != 2 or len(sd) > 1:
             return None
         a, b = _vector_source(ss[0]), _vector_source(ss[1])
@@ -578,6 +613,11 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
     if base in ("v_mov_b64", "v_lshlrev_b64", "v_lshrrev_b64", "v_lshl_add_u64") and len(dests) == 1 \
             and dests[0].kind is VGPR:
         return _v64(base, dests[0].register, srcs)
+    if base in _MINMAX and len(dests) == 1 and dests[0].kind is VGPR and len(srcs) == 2:
+        a, b = _vector_source(srcs[0]), _vector_source(srcs[1])
+        if a is None or b is None:
+            return None
+        return _fminmax(dests[0].register, a, b, _MINMAX[base], generic)
     fop = _FLOAT_OPS.get(base)
     if fop is not None and len(dests) == 1 and dests[0].kind is VGPR:
         return _float(base, fop, dests[0].register, srcs, generic)
@@ -989,4 +1029,5 @@ _SALU_NAMES = frozenset({"s_branch", "s_mov_b32", "s_mov_b64", "s_add_u32", "s_a
                         | {f"s_{op}_{b}" for op in _LOGIC for b in ("b32", "b64")})
 _VALU_NAMES = frozenset({"v_mov_b32", "v_readlane_b32", "v_writelane_b32", "v_readfirstlane_b32", "v_cndmask_b32",
                          "v_accvgpr_read_b32", "v_accvgpr_write_b32", "v_accvgpr_mov_b32", "v_mov_b64",
-                         "v_lshlrev_b64", "v_lshrrev_b64", "v_lshl_add_u64"} | set(_CARRY) | set(_FLOAT_OPS))
+                         "v_lshlrev_b64", "v_lshrrev_b64", "v_lshl_add_u64"} | set(_CARRY) | set(_FLOAT_OPS)
+                        | set(_MINMAX))

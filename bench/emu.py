@@ -39,9 +39,9 @@ def _base(mnemonic: str) -> str:
 
 
 def run_corpus(runs: list, cold: bool = True) -> list[dict]:
-    """One pass: each kernel on a fresh machine, as a fresh `amddbg run` process sees it (the per-process cache of
-    decoded code, and with it everything derived per instruction, is emptied first: first executions are paid
-    again); per kernel its status, count, CPU and wall seconds and mix."""
+    """One pass: each kernel on a fresh machine; `cold`: as a fresh `amddbg run` process sees it (the per-process
+    decoded code and everything derived per instruction are dropped first, `machine.forget_decoded`, so first
+    executions are paid again); per kernel its status, count, CPU and wall seconds and mix."""
     from amddbg.emu import machine as emu_machine
 
     out = []
@@ -49,7 +49,7 @@ def run_corpus(runs: list, cold: bool = True) -> list[dict]:
         path, kernel, grid, block, args = run[:5]
         setup = run[5] if len(run) > 5 else None
         if cold:
-            emu_machine._DECODED.clear()
+            emu_machine.forget_decoded()
         m = emu_machine.Machine(ROOT / path)
         m.dispatch(kernel, grid if isinstance(grid, tuple) else (grid, 1, 1),
                    block if isinstance(block, tuple) else (block, 1, 1), args, **(run[7] if len(run) > 7 else {}))

@@ -126,6 +126,15 @@ _DECODED: dict[bytes, dict] = {}  # code digest -> {address: Instruction}, most 
 _DECODED_KEEP = 8
 
 
+def forget_decoded() -> None:
+    """Drop the per-process decoded code and everything derived per instruction: the next machine starts as in a
+    fresh process (bench/emu.py's cold passes; a long-lived tool that wants the memory back)."""
+    from amddbg.emu.semantics import forget_instructions
+
+    _DECODED.clear()
+    forget_instructions()
+
+
 def _decoded(processor: str, load: int, co) -> dict:
     """The code object's instructions at `load`, decoded once per process for the same code bytes: machines
     made again for one code object (replay's seeds and what-ifs, a test corpus) then share the instruction

@@ -63,9 +63,20 @@ def per_insn_cache(table: dict, insn, compute: Callable):
         return hit[1]
     if len(table) >= 1 << 16:
         table.clear()
+    _TABLES[id(table)] = table
     value = compute(insn)
     table[id(insn)] = (insn, value)
     return value
+
+
+_TABLES: dict[int, dict] = {}  # every per_insn_cache table (registered at its first miss)
+
+
+def forget_instructions() -> None:
+    """Empty every per-instruction table: what a fresh process starts with (the tables hold their instructions,
+    so a dropped code object's instructions are freed now, not at some later miss that finds a table full)."""
+    for table in _TABLES.values():
+        table.clear()
 
 
 class Ctx:

@@ -621,34 +621,8 @@ class Machine:
         c.issue(counter, self.clock, latency)
 
     def step_wave(self, w: Wave, hook: Callable | None = None) -> None:
-        plan = self._plans.get(w.pc) or self._plan(w.pc)
-        if plan is None:
-            self._stop(w, FAULTED, f"no instruction at {w.pc:#x} (the PC left the code object)")
-            return
-        insn, fn, fallthrough, counters = plan
-        ctx = self._ctx  # one context, reset per instruction (semantics never keep it)
-        ctx.wave = w
-        ctx.memops = memops = []
-        ctx.next_pc = None
-        exec_before = w.exec
-        try:
-            fn(ctx, insn)
-            if counters:
-                for counter, latency in counters:
-                    self._issue(w, counter, latency)
-        except (MemoryViolation, WaveStop) as exc:
-            self._raised(w, insn, exc, exec_before, memops, hook)
-            return
-        w.instructions += 1
-        self.clock += 1
-        if hook is not None:
-            hook(StepEvent(w, insn.address, insn, exec_before, memops))
-        if w.state == WAITING_BARRIER:
-            w.pc = insn.address  # a wave waiting at a barrier is saved with its PC on the barrier
-            w.resume_pc = fallthrough
-            return
-        next_pc = ctx.next_pc
-        w.pc = fallthrough if next_pc is None else next_pc
+        """Execute one instruction of the ready wave `w` (`hook(StepEvent)` after it)."""
+        self._turn(w, 1, hook)
 
     def _raised(self, w: Wave, insn, exc: Exception, exec_before: int, memops: list, hook: Callable | None) -> None:
         """An instruction ended its wave: a memory violation faults it, s_endpgm ends it (counted and shown to the
@@ -668,20 +642,19 @@ class Machine:
         self._stop(w, exc.state, exc.reason)
 
     def _turn(self, w: Wave, n: int, hook: Callable | None) -> int:
-        """Up to `n` instructions of `w` while it stays ready: `step_wave` with its lookups hoisted out of the
-        loop (the scheduler's hot path). Returns how many were stepped (as `run` counts them)."""
+        """Up to `n` instructions of `w` while it stays ready (the scheduler's hot path: the lookups are hoisted
+        out of the loop). Returns how many were stepped, as `run` counts them: an instruction that ends, faults
+        or traps the wave counts, and so does a PC outside the code, which faults it."""
         plans = self._plans
-        ctx = self._ctx
+        ctx = self._ctx  # one context, reset per instruction (semantics never keep it)
         ctx.wave = w
         issue = self._issue
         done = 0
         while done < n and w.state == READY:
-            plan = plans.get(w.pc)
+            plan = plans.get(w.pc) or self._plan(w.pc)
             if plan is None:
-                self.step_wave(w, hook)  # not yet planned, or no instruction there: the general path
-                ctx.wave = w
-                done += 1
-                continue
+                self._stop(w, FAULTED, f"no instruction at {w.pc:#x} (the PC left the code object)")
+                return done + 1
             insn, fn, fallthrough, counters = plan
             ctx.memops = memops = []
             ctx.next_pc = None
@@ -700,7 +673,7 @@ class Machine:
             if hook is not None:
                 hook(StepEvent(w, insn.address, insn, exec_before, memops))
             if w.state == WAITING_BARRIER:
-                w.pc = insn.address
+                w.pc = insn.address  # a wave waiting at a barrier is saved with its PC on the barrier
                 w.resume_pc = fallthrough
                 break
             next_pc = ctx.next_pc

@@ -20,6 +20,8 @@ from collections.abc import Callable
 import numpy as np
 
 from amddbg.emu.operands import M32, M64, read_scalar
+from amddbg.emu.semantics.salu import _LOGIC, _SAVEEXEC
+from amddbg.emu.semantics.valu import CARRY_IN, carry_math
 from amddbg.emu.wave import lane_bools
 from amddbg.isa.model import OperandKind
 
@@ -83,19 +85,60 @@ def _is_vcc(op, lanes_hint: str) -> bool:
 # ---------------------------------------------------------------------------------------------- VALU
 
 
+def _need(*regs: int) -> int:
+    """VGPRs a closure touches: one past the highest of `regs` (destination and VGPR source registers)."""
+    return max(regs) + 1
+
+
+def _vgprs(w, need: int) -> np.ndarray:
+    """The wave's VGPR file, grown to `need` registers first (as the generic writers grow it)."""
+    if len(w.v) < need:
+        w.ensure_vgprs(need)
+    return w.v
+
+
+def _put32(w, d: int, r) -> None:
+    """Write VGPR `d` in the lanes of EXEC (every lane at once when EXEC is full)."""
+    ex = w.exec
+    if ex == w.mask:
+        w.v[d] = r
+    elif ex:
+        np.copyto(w.v[d], r, where=lane_bools(ex, w.lanes), casting="unsafe")
+
+
+def _lane_mask(w, sgpr: int | None) -> int:
+    """A lane-mask operand: VCC (None) or an SGPR (pair in wave64), as valu.read_lane_mask reads it."""
+    if sgpr is None:
+        return w.vcc
+    return w.s[sgpr] | (w.s[sgpr + 1] << 32 if w.lanes == 64 else 0)
+
+
+def _put_lane_mask(w, sgpr: int | None, bits: np.ndarray) -> None:
+    """Per-lane truth values as a lane mask (inactive lanes 0) into VCC (None) or an SGPR (pair in wave64), as
+    valu.write_lane_mask writes it."""
+    m = int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little") & w.exec
+    if sgpr is None:
+        w.vcc = (w.vcc & ~w.mask if w.lanes == 32 else 0) | m
+    else:
+        s = w.s
+        s[sgpr] = m & M32
+        if w.lanes == 64:
+            s[sgpr + 1] = m >> 32
+
+
+def _vregs(*sources) -> list[int]:
+    """The VGPR numbers among ('v'|'c'|'s', value) sources."""
+    return [r for k, r in sources if k == "v"]
+
+
 def _vmove(dreg: int, src) -> Callable:
     kind, val = src
-    need = dreg + 1
+    need = _need(dreg, *_vregs(src))
 
     if kind == "v":
-        need = max(need, val + 1)
-
         def run(ctx, insn):
             w = ctx.wave
-            v = w.v
-            if len(v) < need:
-                w.ensure_vgprs(need)
-                v = w.v
+            v = _vgprs(w, need)
             ex = w.exec
             if ex == w.mask:
                 v[dreg] = v[val]
@@ -105,10 +148,7 @@ def _vmove(dreg: int, src) -> Callable:
 
     def run(ctx, insn):
         w = ctx.wave
-        v = w.v
-        if len(v) < need:
-            w.ensure_vgprs(need)
-            v = w.v
+        v = _vgprs(w, need)
         x = val if kind == "c" else w.s[val]
         ex = w.exec
         if ex == w.mask:
@@ -120,24 +160,12 @@ def _vmove(dreg: int, src) -> Callable:
 
 def _vbinop(dreg: int, a, b, fn) -> Callable:
     """dst = fn(a, b) on uint32 lanes, written in EXEC."""
-    (ka, va), (kb, vb) = a, b
-    need = max(dreg, va if ka == "v" else 0, vb if kb == "v" else 0) + 1
+    need = _need(dreg, *_vregs(a, b))
 
     def run(ctx, insn):
         w = ctx.wave
-        v = w.v
-        if len(v) < need:
-            w.ensure_vgprs(need)
-            v = w.v
-        lanes = w.lanes
-        x = v[va] if ka == "v" else _full(va if ka == "c" else w.s[va], lanes)
-        y = v[vb] if kb == "v" else _full(vb if kb == "c" else w.s[vb], lanes)
-        r = fn(x, y)
-        ex = w.exec
-        if ex == w.mask:
-            v[dreg] = r
-        elif ex:
-            np.copyto(v[dreg], r, where=lane_bools(ex, lanes), casting="unsafe")
+        _vgprs(w, need)
+        _put32(w, dreg, fn(_get32(w, a), _get32(w, b)))
     return run
 
 
@@ -159,42 +187,36 @@ def _full(x: int, lanes: int) -> np.ndarray:
 
 def _readlane(sdst: int, vreg: int, lane) -> Callable:
     kind, val = lane
-    need = vreg + 1
+    need = _need(vreg)
 
     def run(ctx, insn):
         w = ctx.wave
-        if len(w.v) < need:
-            w.ensure_vgprs(need)
         n = (val if kind == "c" else w.s[val]) % w.lanes
-        w.s[sdst] = int(w.v[vreg, n])
+        w.s[sdst] = int(_vgprs(w, need)[vreg, n])
     return run
 
 
 def _writelane(vreg: int, src, lane) -> Callable:
     (ks, vs), (kl, vl) = src, lane
-    need = vreg + 1
+    need = _need(vreg)
 
     def run(ctx, insn):
         w = ctx.wave
-        if len(w.v) < need:
-            w.ensure_vgprs(need)
         n = (vl if kl == "c" else w.s[vl]) % w.lanes
-        w.v[vreg, n] = vs if ks == "c" else w.s[vs]
+        _vgprs(w, need)[vreg, n] = vs if ks == "c" else w.s[vs]
     return run
 
 
 def _readfirstlane(sdst: int, src) -> Callable:
     kind, val = src
-    need = (val + 1) if kind == "v" else 0
+    need = _need(0, *_vregs(src))
 
     def run(ctx, insn):
         w = ctx.wave
         if kind == "v":
-            if len(w.v) < need:
-                w.ensure_vgprs(need)
             ex = w.exec
             first = (ex & -ex).bit_length() - 1 if ex else 0
-            w.s[sdst] = int(w.v[val, first])
+            w.s[sdst] = int(_vgprs(w, need)[val, first])
         else:
             w.s[sdst] = val if kind == "c" else w.s[val]
     return run
@@ -202,56 +224,26 @@ def _readfirstlane(sdst: int, src) -> Callable:
 
 def _vcmp(target, a, b, fn, signed: bool) -> Callable:
     """A 32-bit integer compare (not v_cmpx) into VCC (target None) or an SGPR (pair in wave64)."""
-    (ka, va), (kb, vb) = a, b
-    need = max(va if ka == "v" else 0, vb if kb == "v" else 0) + 1
+    need = _need(0, *_vregs(a, b))
 
     def run(ctx, insn):
         w = ctx.wave
-        v = w.v
-        if len(v) < need:
-            w.ensure_vgprs(need)
-            v = w.v
-        lanes = w.lanes
-        x = v[va] if ka == "v" else _full(va if ka == "c" else w.s[va], lanes)
-        y = v[vb] if kb == "v" else _full(vb if kb == "c" else w.s[vb], lanes)
+        _vgprs(w, need)
+        x, y = _get32(w, a), _get32(w, b)
         if signed:
             x, y = x.view(np.int32), y.view(np.int32)
-        res = fn(x, y)
-        m = int.from_bytes(np.packbits(res, bitorder="little").tobytes(), "little") & w.exec
-        if target is None:
-            w.vcc = (w.vcc & ~w.mask if lanes == 32 else 0) | m
-        else:
-            s = w.s
-            s[target] = m & M32
-            if lanes == 64:
-                s[target + 1] = m >> 32
+        _put_lane_mask(w, target, fn(x, y))
     return run
 
 
 def _cndmask(dreg: int, a, b, sel) -> Callable:
     """dst = sel ? b : a, sel None = VCC, else an SGPR (pair in wave64)."""
-    (ka, va), (kb, vb) = a, b
-    need = max(dreg, va if ka == "v" else 0, vb if kb == "v" else 0) + 1
+    need = _need(dreg, *_vregs(a, b))
 
     def run(ctx, insn):
         w = ctx.wave
-        v = w.v
-        if len(v) < need:
-            w.ensure_vgprs(need)
-            v = w.v
-        lanes = w.lanes
-        if sel is None:
-            m = w.vcc
-        else:
-            m = w.s[sel] | (w.s[sel + 1] << 32 if lanes == 64 else 0)
-        x = v[va] if ka == "v" else _full(va if ka == "c" else w.s[va], lanes)
-        y = v[vb] if kb == "v" else _full(vb if kb == "c" else w.s[vb], lanes)
-        r = np.where(lane_bools(m, lanes), y, x)
-        ex = w.exec
-        if ex == w.mask:
-            v[dreg] = r
-        elif ex:
-            np.copyto(v[dreg], r, where=lane_bools(ex, lanes))
+        _vgprs(w, need)
+        _put32(w, dreg, np.where(lane_bools(_lane_mask(w, sel), w.lanes), _get32(w, b), _get32(w, a)))
     return run
 
 
@@ -344,12 +336,11 @@ def _v64(base: str, d: int, srcs) -> Callable | None:
         a = _source64(srcs[0])
         if a is None:
             return None
-        need = max(d + 2, (a[1] + 2) if a[0] == "v" else 0)
+        need = _need(d + 1, *(r + 1 for r in _vregs(a)))
 
         def run(ctx, insn):
             w = ctx.wave
-            if len(w.v) < need:
-                w.ensure_vgprs(need)
+            _vgprs(w, need)
             _put64(w, d, _get64(w, a))
         return run
     if base in ("v_lshlrev_b64", "v_lshrrev_b64"):
@@ -359,12 +350,11 @@ def _v64(base: str, d: int, srcs) -> Callable | None:
         if n is None or a is None:
             return None
         left = base == "v_lshlrev_b64"
-        need = max(d + 2, (a[1] + 2) if a[0] == "v" else 0, (n[1] + 1) if n[0] == "v" else 0)
+        need = _need(d + 1, *(r + 1 for r in _vregs(a)), *_vregs(n))
 
         def run(ctx, insn):
             w = ctx.wave
-            if len(w.v) < need:
-                w.ensure_vgprs(need)
+            _vgprs(w, need)
             k = (_get32(w, n) & U32(63)).astype(U64)
             x = _get64(w, a)
             _put64(w, d, x << k if left else x >> k)
@@ -375,13 +365,11 @@ def _v64(base: str, d: int, srcs) -> Callable | None:
         a, n, c = _source64(srcs[0]), _vector_source(srcs[1]), _source64(srcs[2])
         if a is None or n is None or c is None:
             return None
-        need = max(d + 2, (a[1] + 2) if a[0] == "v" else 0, (c[1] + 2) if c[0] == "v" else 0,
-                   (n[1] + 1) if n[0] == "v" else 0)
+        need = _need(d + 1, *(r + 1 for r in _vregs(a, c)), *_vregs(n))
 
         def run(ctx, insn):
             w = ctx.wave
-            if len(w.v) < need:
-                w.ensure_vgprs(need)
+            _vgprs(w, need)
             k = (_get32(w, n) & U32(7)).astype(U64)
             _put64(w, d, (_get64(w, a) << k) + _get64(w, c))
         return run
@@ -418,8 +406,8 @@ def _float(base: str, fop, d: int, srcs, generic) -> Callable | None:
             return None
     elif len(ops) != 2:
         return None
-    width = 2 if bits == 64 else 1
-    need = max([d + width] + [o[1] + width for o in ops if o[0] == "v"])
+    width = 2 if bits == 64 else 1  # (a 64-bit operand is a register pair)
+    need = _need(d + width - 1, *(r + width - 1 for r in _vregs(*ops)))
     get = (lambda w, o: _get64(w, o).view(np.float64)) if bits == 64 else (lambda w, o: _get32(w, o).view(ft))
 
     def run(ctx, insn):
@@ -427,21 +415,15 @@ def _float(base: str, fop, d: int, srcs, generic) -> Callable | None:
         mode = w.mode
         if (mode >> rshift) & 3 or (mode >> dshift) & 3 != 3:
             return generic(ctx, insn)
-        if len(w.v) < need:
-            w.ensure_vgprs(need)
+        _vgprs(w, need)
         xs = [get(w, o) for o in ops]
         r = _fma_exact(xs[0], xs[1], xs[2], 32) if fma else fn(xs[0], xs[1])
         if np.isnan(r).any():
             return generic(ctx, insn)
         if bits == 64:
             _put64(w, d, r.view(U64))
-            return None
-        v = w.v
-        ex = w.exec
-        if ex == w.mask:
-            v[d] = r.view(U32)
-        elif ex:
-            np.copyto(v[d], r.view(U32), where=lane_bools(ex, w.lanes))
+        else:
+            _put32(w, d, r.view(U32))
         return None
     return run
 
@@ -451,7 +433,7 @@ _MINMAX = {"v_min_f32": True, "v_max_f32": False, "v_min_num_f32": True, "v_max_
 
 def _fminmax(d: int, a, b, is_min: bool, generic) -> Callable:
     """f32 min/max without NaN operands as vfloat._minmax picks (-0 < +0), denormals kept (else generic)."""
-    need = max([d + 1] + [o[1] + 1 for o in (a, b) if o[0] == "v"])
+    need = _need(d, *_vregs(a, b))
     sign = U32(0x80000000)
     f32 = np.float32
 
@@ -459,8 +441,7 @@ def _fminmax(d: int, a, b, is_min: bool, generic) -> Callable:
         w = ctx.wave
         if (w.mode >> 4) & 3 != 3:
             return generic(ctx, insn)
-        if len(w.v) < need:
-            w.ensure_vgprs(need)
+        _vgprs(w, need)
         xb, yb = _get32(w, a), _get32(w, b)
         x, y = xb.view(f32), yb.view(f32)
         if np.isnan(x).any() or np.isnan(y).any():
@@ -469,13 +450,7 @@ def _fminmax(d: int, a, b, is_min: bool, generic) -> Callable:
         xneg = (xb & sign) != 0
         yneg = (yb & sign) != 0
         pick_a = (x < y) | (bothzero & xneg & ~yneg) if is_min else (x > y) | (bothzero & ~xneg & yneg)
-        r = np.where(pick_a, xb, yb)
-        v = w.v
-        ex = w.exec
-        if ex == w.mask:
-            v[d] = r
-        elif ex:
-            np.copyto(v[d], r, where=lane_bools(ex, w.lanes))
+        _put32(w, d, np.where(pick_a, xb, yb))
         return None
     return run
 
@@ -491,55 +466,18 @@ _CARRY = {"v_add_co_u32": "add", "v_add_i32_vop2_carry": "add", "v_addc_co_u32":
 
 
 def _vcarry(op: str, dreg: int, a, b, cout: int | None, cin: int | None) -> Callable:
-    """valu._carry's add/sub with carry out (VCC or an SGPR/pair) and carry in (VCC or an SGPR/pair)."""
-    (ka, va), (kb, vb) = a, b
-    need = max(dreg, va if ka == "v" else 0, vb if kb == "v" else 0) + 1
+    """valu._carry's add/sub (valu.carry_math) with carry out and carry in in VCC (None) or an SGPR (pair)."""
+    need = _need(dreg, *_vregs(a, b))
     i64 = np.int64
+    takes_carry = op in CARRY_IN
 
     def run(ctx, insn):
         w = ctx.wave
-        v = w.v
-        if len(v) < need:
-            w.ensure_vgprs(need)
-            v = w.v
-        lanes = w.lanes
-        x = (v[va] if ka == "v" else _full(va if ka == "c" else w.s[va], lanes)).astype(i64)
-        y = (v[vb] if kb == "v" else _full(vb if kb == "c" else w.s[vb], lanes)).astype(i64)
-        if op == "add":
-            r = x + y
-            co = r > M32
-        elif op == "sub":
-            r = x - y
-            co = y > x
-        elif op == "subrev":
-            r = y - x
-            co = x > y
-        else:
-            m = w.vcc if cin is None else w.s[cin] | (w.s[cin + 1] << 32 if lanes == 64 else 0)
-            c = lane_bools(m, lanes).astype(i64)
-            if op == "addc":
-                r = x + y + c
-                co = r > M32
-            elif op == "subb":
-                r = x - y - c
-                co = (y + c) > x
-            else:
-                r = y - x - c
-                co = (x + c) > y
-        ex = w.exec
-        res = (r & M32).astype(U32)
-        if ex == w.mask:
-            v[dreg] = res
-        elif ex:
-            np.copyto(v[dreg], res, where=lane_bools(ex, lanes))
-        m = int.from_bytes(np.packbits(co, bitorder="little").tobytes(), "little") & ex
-        if cout is None:
-            w.vcc = (w.vcc & ~w.mask if lanes == 32 else 0) | m
-        else:
-            s = w.s
-            s[cout] = m & M32
-            if lanes == 64:
-                s[cout + 1] = m >> 32
+        _vgprs(w, need)
+        c = lane_bools(_lane_mask(w, cin), w.lanes).astype(i64) if takes_carry else None
+        r, co = carry_math(op, _get32(w, a).astype(i64), _get32(w, b).astype(i64), c)
+        _put32(w, dreg, (r & M32).astype(U32))
+        _put_lane_mask(w, cout, co)
     return run
 
 
@@ -903,9 +841,7 @@ def _sset(op, bits: int) -> Callable | None:
     return None
 
 
-_LOGIC = {"and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
-          "andn2": lambda a, b: a & ~b, "orn2": lambda a, b: a | ~b, "and_not1": lambda a, b: a & ~b,
-          "or_not1": lambda a, b: a | ~b}
+# (the scalar logic and saveexec operations are salu.py's own tables: one definition of what each computes)
 
 
 def _slogic(fn, put, a, b, bits: int) -> Callable:
@@ -917,11 +853,6 @@ def _slogic(fn, put, a, b, bits: int) -> Callable:
         put(w, r)
         w.scc = int(r != 0)
     return run
-
-
-_SAVEEXEC = {"and": lambda s, e: s & e, "or": lambda s, e: s | e, "xor": lambda s, e: s ^ e,
-             "andn2": lambda s, e: s & ~e, "and_not1": lambda s, e: s & ~e, "andn1": lambda s, e: ~s & e,
-             "and_not0": lambda s, e: ~s & e}
 
 
 def _ssaveexec(fn, put, src, bits: int) -> Callable:

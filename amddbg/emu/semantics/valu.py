@@ -452,6 +452,33 @@ def v_ffbh_i32(ctx, insn):
 # -- carries
 
 
+def carry_math(op: str, a: np.ndarray, b: np.ndarray, cin: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(result, carry out) of a carry op on int64 lanes: add, addc, sub, subrev, subb, subbrev (`cin`: the carry
+    in lanes as int64, for the three that take one). Shared with fastpath's closures."""
+    if op == "add":
+        r = a + b
+        co = r > M32
+    elif op == "addc":
+        r = a + b + cin
+        co = r > M32
+    elif op == "sub":
+        r = a - b
+        co = b > a
+    elif op == "subrev":
+        r = b - a
+        co = a > b
+    elif op == "subb":
+        r = a - b - cin
+        co = (b + cin) > a
+    else:  # subbrev
+        r = b - a - cin
+        co = (a + cin) > b
+    return r, co
+
+
+CARRY_IN = frozenset({"addc", "subb", "subbrev"})
+
+
 def _carry(op):
     def run(ctx, insn):
         w = ctx.wave
@@ -459,27 +486,10 @@ def _carry(op):
         a = read_vector(w, ss[0]).astype(np.int64)
         b = read_vector(w, ss[1]).astype(np.int64)
         cin = None
-        if op in ("addc", "subb", "subbrev"):
+        if op in CARRY_IN:
             cin_op = ss[2] if len(ss) > 2 else None
             cin = read_lane_mask(ctx, cin_op).astype(np.int64)
-        if op == "add":
-            r = a + b
-            co = r > M32
-        elif op == "addc":
-            r = a + b + cin
-            co = r > M32
-        elif op == "sub":
-            r = a - b
-            co = b > a
-        elif op == "subrev":
-            r = b - a
-            co = a > b
-        elif op == "subb":
-            r = a - b - cin
-            co = (b + cin) > a
-        else:  # subbrev
-            r = b - a - cin
-            co = (a + cin) > b
+        r, co = carry_math(op, a, b, cin)
         dst(ctx, insn, (r & M32).astype(U32))
         write_lane_mask(ctx, sd[0] if sd else None, co)
 

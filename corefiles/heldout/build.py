@@ -4,7 +4,8 @@
     python3 corefiles/heldout/build.py            # rebuild every object beside this script
     python3 corefiles/heldout/build.py --check    # rebuild into a temp dir and compare the bytes
 
-Objects are named ``heldout-llvm{19,22}-<target>-w{32,64}-O{0,2}.co``. The source is compiled from this folder
+Objects are named ``heldout-llvm{19,22}-<target>-w{32,64}-O{0,2}.co``; the build is corefiles/oracle/build.py's
+for this folder. The source is compiled from this folder
 under its relative name with ``-fdebug-compilation-dir=/amddbg`` and a fixed ``-cuid``, so DWARF does not name
 the checkout and a rebuild with the same compiler package gives the same bytes. ``-ffp-contract=off`` keeps
 ``a * b + c`` as two rounded operations, which is what the host twins (twins.py) compute. ``-DHELDOUT_WAVE`` tells
@@ -13,72 +14,19 @@ the source the wave size (clang-22 no longer predefines a macro for it; ``__buil
 
 from __future__ import annotations
 
-import argparse
-import filecmp
-import subprocess
-import sys
-import tempfile
+import importlib.util
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOURCE = "heldout.hip"
-COMPILERS = ("19", "22")
-OPTS = ("O0", "O2")
-# processor -> wave sizes (gfx9 is wave64 only; gfx10+ runs wave32 natively and wave64 on request)
-TARGETS = {"gfx90a": (64,), "gfx942": (64,), "gfx1100": (32, 64), "gfx1200": (32, 64)}
 
 
-def object_name(compiler: str, target: str, wave: int, opt: str) -> str:
-    return f"heldout-llvm{compiler}-{target}-w{wave}-{opt}.co"
-
-
-def command(compiler: str, target: str, wave: int, opt: str, out: Path) -> list[str]:
-    """The clang command line for one object (run with this folder as the working directory)."""
-    wave_flags = [] if target.startswith("gfx9") else ["-mwavefrontsize64" if wave == 64 else "-mno-wavefrontsize64"]
-    return [f"clang-{compiler}", "-x", "hip", f"--offload-arch={target}", *wave_flags, "-nogpulib", "-nogpuinc",
-            "--cuda-device-only", "--no-gpu-bundle-output", "-cuid=amddbg-heldout", "-g", f"-{opt}",
-            "-ffp-contract=off", f"-DHELDOUT_WAVE={wave}", "-fdebug-compilation-dir=/amddbg", SOURCE, "-o", str(out)]
-
-
-def builds() -> list[tuple[str, str, int, str]]:
-    return [(c, t, w, o) for c in COMPILERS for t, waves in TARGETS.items() for w in waves for o in OPTS]
-
-
-def build_into(dest: Path) -> tuple[list[str], list[str]]:
-    """Build every combination into `dest`; (built names, rejected 'name: first error line')."""
-    made, rejected = [], []
-    for c, t, w, o in builds():
-        name = object_name(c, t, w, o)
-        r = subprocess.run(command(c, t, w, o, dest / name), cwd=HERE, capture_output=True, text=True)
-        if r.returncode != 0:
-            first = next((line for line in r.stderr.splitlines() if "error" in line), r.stderr.strip()[:200])
-            rejected.append(f"{name}: {first}")
-            continue
-        made.append(name)
-    return made, rejected
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    ap.add_argument("--check", action="store_true", help="rebuild into a temp dir, compare with the checked-in objects")
-    args = ap.parse_args()
-    if args.check:
-        with tempfile.TemporaryDirectory() as tmp:
-            made, rejected = build_into(Path(tmp))
-            bad = [n for n in made
-                   if not (HERE / n).exists() or not filecmp.cmp(Path(tmp) / n, HERE / n, shallow=False)]
-        print(f"{len(made) - len(bad)}/{len(made)} objects reproduce")
-        for n in bad:
-            print(f"  differs: {n}")
-        for line in rejected:
-            print(f"  rejected by the compiler: {line}")
-        return 1 if bad else 0
-    made, rejected = build_into(HERE)
-    print(f"{len(made)} objects in {HERE}")
-    for line in rejected:
-        print(f"rejected by the compiler: {line}", file=sys.stderr)
-    return 0
+def _oracle_build():
+    """corefiles/oracle/build.py: the same targets, flags and check, for any corpus folder."""
+    spec = importlib.util.spec_from_file_location("amddbg_oracle_build", HERE.parent / "oracle" / "build.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_oracle_build().main("heldout", __doc__.splitlines()[1]))

@@ -21,35 +21,37 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOURCE = "oracle.hip"
+CORPUS = "oracle"  # corefiles/heldout/build.py builds its corpus with these same functions
 COMPILERS = ("19", "22")
 OPTS = ("O0", "O2")
 # processor -> wave sizes (gfx9 is wave64 only; gfx10+ runs wave32 natively and wave64 on request)
 TARGETS = {"gfx90a": (64,), "gfx942": (64,), "gfx1100": (32, 64), "gfx1200": (32, 64)}
 
 
-def object_name(compiler: str, target: str, wave: int, opt: str) -> str:
-    return f"oracle-llvm{compiler}-{target}-w{wave}-{opt}.co"
+def object_name(compiler: str, target: str, wave: int, opt: str, corpus: str = CORPUS) -> str:
+    return f"{corpus}-llvm{compiler}-{target}-w{wave}-{opt}.co"
 
 
-def command(compiler: str, target: str, wave: int, opt: str, out: Path) -> list[str]:
-    """The clang command line for one object (run with this folder as the working directory)."""
+def command(compiler: str, target: str, wave: int, opt: str, out: Path, corpus: str = CORPUS) -> list[str]:
+    """The clang command line for one object of `corpus` (run in its folder: corefiles/<corpus>/<corpus>.hip)."""
     wave_flags = [] if target.startswith("gfx9") else ["-mwavefrontsize64" if wave == 64 else "-mno-wavefrontsize64"]
     return [f"clang-{compiler}", "-x", "hip", f"--offload-arch={target}", *wave_flags, "-nogpulib", "-nogpuinc",
-            "--cuda-device-only", "--no-gpu-bundle-output", "-cuid=amddbg-oracle", "-g", f"-{opt}",
-            "-ffp-contract=off", f"-DORACLE_WAVE={wave}", "-fdebug-compilation-dir=/amddbg", SOURCE, "-o", str(out)]
+            "--cuda-device-only", "--no-gpu-bundle-output", f"-cuid=amddbg-{corpus}", "-g", f"-{opt}",
+            "-ffp-contract=off", f"-D{corpus.upper()}_WAVE={wave}", "-fdebug-compilation-dir=/amddbg",
+            f"{corpus}.hip", "-o", str(out)]
 
 
 def builds() -> list[tuple[str, str, int, str]]:
     return [(c, t, w, o) for c in COMPILERS for t, waves in TARGETS.items() for w in waves for o in OPTS]
 
 
-def build_into(dest: Path) -> tuple[list[str], list[str]]:
+def build_into(dest: Path, corpus: str = CORPUS) -> tuple[list[str], list[str]]:
     """Build every combination into `dest`; (built names, rejected 'name: first error line')."""
     made, rejected = [], []
     for c, t, w, o in builds():
-        name = object_name(c, t, w, o)
-        r = subprocess.run(command(c, t, w, o, dest / name), cwd=HERE, capture_output=True, text=True)
+        name = object_name(c, t, w, o, corpus)
+        r = subprocess.run(command(c, t, w, o, dest / name, corpus), cwd=HERE.parent / corpus, capture_output=True,
+                           text=True)
         if r.returncode != 0:
             first = next((line for line in r.stderr.splitlines() if "error" in line), r.stderr.strip()[:200])
             rejected.append(f"{name}: {first}")
@@ -58,23 +60,24 @@ def build_into(dest: Path) -> tuple[list[str], list[str]]:
     return made, rejected
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+def main(corpus: str = CORPUS, description: str = __doc__.splitlines()[1]) -> int:
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--check", action="store_true", help="rebuild into a temp dir, compare with the checked-in objects")
     args = ap.parse_args()
+    here = HERE.parent / corpus
     if args.check:
         with tempfile.TemporaryDirectory() as tmp:
-            made, rejected = build_into(Path(tmp))
+            made, rejected = build_into(Path(tmp), corpus)
             bad = [n for n in made
-                   if not (HERE / n).exists() or not filecmp.cmp(Path(tmp) / n, HERE / n, shallow=False)]
+                   if not (here / n).exists() or not filecmp.cmp(Path(tmp) / n, here / n, shallow=False)]
         print(f"{len(made) - len(bad)}/{len(made)} objects reproduce")
         for n in bad:
             print(f"  differs: {n}")
         for line in rejected:
             print(f"  rejected by the compiler: {line}")
         return 1 if bad else 0
-    made, rejected = build_into(HERE)
-    print(f"{len(made)} objects in {HERE}")
+    made, rejected = build_into(here, corpus)
+    print(f"{len(made)} objects in {here}")
     for line in rejected:
         print(f"rejected by the compiler: {line}", file=sys.stderr)
     return 0

@@ -114,35 +114,21 @@ def differential_runs(corpus: str, objects: list[str]) -> list:
     import importlib.util
     import sys
 
-    import numpy as np
-
     here = ROOT / "corefiles" / corpus
     spec = importlib.util.spec_from_file_location(f"amddbg_bench_{corpus}_runner", here / "runner.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
+    shared = getattr(mod, "oracle_runner", mod)  # (the held-out runner dispatches through the oracle runner's)
+    prepare, write_inputs = shared.prepare, shared.write_inputs
     runs = []
     for obj in objects:
         for case in mod.twins.all_cases():
-            specs, initial = [], []
-            for a in case.args:
-                if isinstance(a, str):
-                    specs.append(a)
-                    continue
-                arr = a if isinstance(a, np.ndarray) else a.initial()
-                type_name = getattr(mod, "_type_name", None) or mod.oracle_runner._type_name
-                specs.append(f"buf:{type_name(arr.dtype)}:{arr.size}")
-                initial.append(arr)
-
-            def setup(m, initial=initial, case=case):
-                for b, arr in zip(m.buffers, initial, strict=True):
-                    m.memory.write(b["address"], np.ascontiguousarray(arr).tobytes())
-
+            specs, initial, launch = prepare(case)
             grid = tuple(case.grid) + (1,) * (3 - len(case.grid))
             block = tuple(case.block) + (1,) * (3 - len(case.block))
-            extra = {"dynamic_lds": case.dynamic_lds} if getattr(case, "dynamic_lds", 0) else {}
-            runs.append((f"corefiles/{corpus}/{corpus}-{obj}.co", case.kernel, grid, block, specs, setup,
-                         case.max_instructions or LIMIT, extra))
+            runs.append((f"corefiles/{corpus}/{corpus}-{obj}.co", case.kernel, grid, block, specs,
+                         lambda m, initial=initial: write_inputs(m, initial), case.max_instructions or LIMIT, launch))
     return runs
 
 

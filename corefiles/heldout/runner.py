@@ -71,23 +71,12 @@ def run_case(co: Path, case) -> Outcome:
 
     t0 = time.perf_counter()
     m = Machine(co)
-    specs, initial = [], []
-    for a in case.args:
-        if isinstance(a, str):
-            specs.append(a)
-            continue
-        arr = a if isinstance(a, np.ndarray) else a.initial()
-        specs.append(f"buf:{oracle_runner._type_name(arr.dtype)}:{arr.size}")
-        initial.append(arr)
+    specs, initial, launch = oracle_runner.prepare(case)
     try:
-        launch = {"dynamic_lds": case.dynamic_lds} if case.dynamic_lds else {}
-        if case.stack_size:
-            launch["stack_size"] = case.stack_size
         m.dispatch(case.kernel, case.grid, case.block, specs, **launch)
     except TypeError as e:  # an emulator without the keyword
         return Outcome(False, "error", f"dispatch: {e}", 0, time.perf_counter() - t0)
-    for b, arr in zip(m.buffers, initial, strict=True):
-        m.memory.write(b["address"], np.ascontiguousarray(arr).tobytes())
+    oracle_runner.write_inputs(m, initial)
     r = m.run(max_instructions=case.max_instructions)
     if r.status != "completed":
         return Outcome(False, r.status, r.reason, r.wave_instructions, time.perf_counter() - t0)

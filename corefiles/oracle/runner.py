@@ -54,14 +54,10 @@ def _type_name(dtype) -> str:
             np.float16: "f16"}[np.dtype(dtype).type]
 
 
-def run_case(co: Path, case) -> Outcome:
-    """Dispatch `case` on a fresh machine for code object `co`, run it, compare the outputs bit for bit."""
-    from amddbg.emu.machine import Machine
-
-    t0 = time.perf_counter()
-    m = Machine(co)
-    specs = []
-    initial = []
+def prepare(case) -> tuple[list[str], list[np.ndarray], dict]:
+    """What dispatching `case` takes: its `--arg` specs, each buffer's initial contents (in argument order) and the
+    dispatch keywords it asks for (dynamic LDS, a stack size). Shared by both corpora's runners and bench/emu.py."""
+    specs, initial = [], []
     for a in case.args:
         if isinstance(a, str):
             specs.append(a)
@@ -69,9 +65,25 @@ def run_case(co: Path, case) -> Outcome:
         arr = a if isinstance(a, np.ndarray) else a.initial()
         specs.append(f"buf:{_type_name(arr.dtype)}:{arr.size}")
         initial.append(arr)
-    m.dispatch(case.kernel, case.grid, case.block, specs)
+    launch = {k: getattr(case, k) for k in ("dynamic_lds", "stack_size") if getattr(case, k, 0)}
+    return specs, initial, launch
+
+
+def write_inputs(m, initial: list[np.ndarray]) -> None:
+    """Fill the dispatched machine's buffers with the case's initial contents."""
     for b, arr in zip(m.buffers, initial, strict=True):
         m.memory.write(b["address"], np.ascontiguousarray(arr).tobytes())
+
+
+def run_case(co: Path, case) -> Outcome:
+    """Dispatch `case` on a fresh machine for code object `co`, run it, compare the outputs bit for bit."""
+    from amddbg.emu.machine import Machine
+
+    t0 = time.perf_counter()
+    m = Machine(co)
+    specs, initial, launch = prepare(case)
+    m.dispatch(case.kernel, case.grid, case.block, specs, **launch)
+    write_inputs(m, initial)
     r = m.run(max_instructions=case.max_instructions)
     if r.status != "completed":
         return Outcome(False, r.status, r.reason, r.wave_instructions, time.perf_counter() - t0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from amddbg.errors import UsageError
@@ -46,6 +47,12 @@ def run(args: argparse.Namespace) -> int:
     check_regular(args.codeobj)
     grid, block = _dims(args.grid, "grid"), _dims(args.block, "block")
     specs = [parse_arg(a) for a in args.arg]
+    if args.core:  # the core goes to a new file or replaces an output, never an input of this run
+        inputs = [args.codeobj] + [a.init[len("file="):] for a in specs
+                                   if a.kind == "buffer" and a.init.startswith("file=")]
+        for path in inputs:
+            if os.path.exists(args.core) and os.path.exists(path) and os.path.samefile(path, args.core):
+                raise UsageError(f"{args.core}: --core would overwrite an input of this run ({path})")
     launch = {}
     if args.stack_size is not None:
         if not 0 <= args.stack_size <= DYNAMIC_STACK_MAX:

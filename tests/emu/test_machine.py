@@ -119,6 +119,25 @@ def test_run_cli_json_contract(tmp_path):
     assert bad.returncode == 2 and bad.stderr.startswith("amddbg: error: ") and bad.stderr.count("\n") == 1
 
 
+def test_run_cli_core_never_overwrites_an_input(tmp_path):
+    """`--core OUT` naming the code object or a `file=` input is a one-line error and leaves the file alone."""
+    import shutil
+
+    co = tmp_path / "k.co"
+    shutil.copy(CO / "llvm22-gfx90a-w64-O2-hip.co", co)
+    data = tmp_path / "in.bin"
+    data.write_bytes((1).to_bytes(4, "little"))
+    before = {p: p.read_bytes() for p in (co, data)}
+    base = [sys.executable, "-m", "amddbg", "run", str(co), "--kernel", "divergent_barrier", "--grid", "64",
+            "--block", "64", "--arg", "buf:i32:64", "--arg", f"buf:i32:1:file={data}"]
+    for out in (co, data, tmp_path / "." / "k.co"):
+        r = subprocess.run(base + ["--core", str(out)], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and "would overwrite an input" in r.stderr, r.stderr
+    assert {p: p.read_bytes() for p in (co, data)} == before
+    ok = subprocess.run(base + ["--core", str(tmp_path / "out.core")], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+
+
 def test_unsupported_instruction_stops_the_wave_with_its_text():
     m = Machine(CO / "llvm22-gfx1100-w32-O2-hip.co")
     m.dispatch("probe<int>", (64, 1, 1), (64, 1, 1), ["buf:i32:64", "buf:i32:4", "buf:i32:1", "i32:5"])

@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 from amddbg.emu.operands import M32, M64, read_scalar
-from amddbg.emu.semantics.salu import _LOGIC, _SAVEEXEC
+from amddbg.emu.semantics.salu import _LOGIC, _SAVEEXEC, set_exec_scc
 from amddbg.emu.semantics.valu import CARRY_IN, carry_math
 from amddbg.emu.wave import lane_bools
 from amddbg.isa.model import OperandKind
@@ -863,11 +863,7 @@ def _ssaveexec(fn, put, src, bits: int) -> Callable:
         old = w.exec & mask
         new = fn(src(w), old) & mask
         put(w, old)
-        if bits == 32:
-            w.exec = ((w.exec & ~M32) | new) & w.mask
-        else:
-            w.exec = new & w.mask
-        w.scc = int(new != 0)
+        set_exec_scc(w, new, bits)
     return run
 
 

@@ -87,13 +87,18 @@ def _saveexec(op):
         src = _src(ctx, insn, 1, bits)
         new = _SAVEEXEC[op](src, old) & mask
         _dst(ctx, insn, old, bits)
-        if bits == 32:
-            w.exec = ((w.exec & ~M32) | new) & w.mask
-        else:
-            w.exec = new & w.mask
-        w.scc = int(new != 0)
+        set_exec_scc(w, new, bits)
 
     return run
+
+
+def set_exec_scc(w, new: int, bits: int) -> None:
+    """A saveexec's new EXEC (a b32 form writes EXEC_LO) and SCC = (new EXEC != 0); fastpath's closures too."""
+    if bits == 32:
+        w.exec = ((w.exec & ~M32) | new) & w.mask
+    else:
+        w.exec = new & w.mask
+    w.scc = int(new != 0)
 
 
 for _op in _SAVEEXEC:

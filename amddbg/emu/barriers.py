@@ -123,10 +123,15 @@ class WaitCounters:
         pending = self.pending
         for counter, limit in limits.items():
             q = pending.get(counter)
-            if not q or len(q) <= limit:  # at most `limit` outstanding even counting the completed ones
+            if not q:
                 continue
             if counter in OUT_OF_ORDER:  # (in-order counters' completions are ascending already: see `issue`)
                 q = sorted(q)
+            if q[-1] <= now:  # all completed: retired here (the counters a wave waits on are the ones it asks)
+                del pending[counter]
+                continue
+            if len(q) <= limit:  # at most `limit` outstanding even counting the completed ones
+                continue
             # ascending: at most `limit` remain after the (limit+1)-th latest completes (<= now: already so)
             done = q[len(q) - limit - 1]
             if done > t:

@@ -20,6 +20,7 @@ import struct
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,7 +43,7 @@ from amddbg.emu.semantics import FP_IGNORED, Ctx, load_all, lookup, per_insn_cac
 from amddbg.emu.semantics.fastpath import compile_fast
 from amddbg.emu.semantics.salu import enter_trap_handler
 from amddbg.emu.wave import ENDED, FAULTED, READY, SLEEPING, TRAPPED, UNSUPPORTED, WAITING_BARRIER, Wave
-from amddbg.isa.model import OperandKind
+from amddbg.isa.model import OperandKind, shared_fields
 
 LOAD_ADDRESS = 0x7F00_0000_0000
 ARCHITECTED_FLAT_SCRATCH = ("gfx940", "gfx941", "gfx942", "gfx950", "gfx11", "gfx12")
@@ -74,20 +75,21 @@ def _startswith_any(processor: str, prefixes: Sequence[str]) -> bool:
     return any(processor.startswith(p) for p in prefixes)
 
 
-class StepEvent:
-    """What the step hook sees for each executed instruction (a slotted class: one is built per instruction)."""
+class StepEvent(NamedTuple):
+    """What the step hook sees for each executed instruction. A named tuple: one is built per instruction, and
+    `_turn` builds it with `tuple.__new__` (a third of a slotted class's __init__)."""
 
-    __slots__ = ("wave", "pc", "instruction", "exec_before", "memops")
-
-    def __init__(self, wave: Wave, pc: int, instruction: object, exec_before: int, memops: list) -> None:
-        self.wave = wave
-        self.pc = pc
-        self.instruction = instruction
-        self.exec_before = exec_before
-        self.memops = memops
+    wave: Wave
+    pc: int
+    instruction: object
+    exec_before: int
+    memops: list
 
     def __repr__(self) -> str:
         return f"StepEvent(wave={self.wave.index}, pc={self.pc:#x}, instruction={self.instruction.text!r})"
+
+
+_new_tuple = tuple.__new__
 
 
 class _Code(dict):
@@ -103,6 +105,7 @@ class _Code(dict):
 
 
 _PLANS: dict[tuple[bool, bool], dict] = {(f, w64): {} for f in (False, True) for w64 in (False, True)}  # (fast, wave64)
+_SHARED_PARTS: dict[tuple[bool, bool], dict] = {k: {} for k in _PLANS}  # (fast, wave64): per shared_fields record
 @contextlib.contextmanager
 def _no_cycle_collection():
     """Python's cyclic garbage collector off while the machine runs or decodes, as it was before afterwards.
@@ -561,8 +564,7 @@ class Machine:
         c = w.counters
         if c is None or not c.pending:
             return False
-        c.retire(self.clock)
-        t = c.ready_at(limits, self.clock)
+        t = c.ready_at(limits, self.clock)  # (which retires the counters it finds complete)
         if t <= self.clock:
             return False
         w.state = WAITING_COUNTERS
@@ -596,7 +598,19 @@ class Machine:
 
     def _make_plan(self, insn) -> tuple:
         """The plan of one instruction: a function of the instruction, the generation (fixed by the decoded code
-        it belongs to) and the wave size, so it is kept with the instruction across machines."""
+        it belongs to) and the wave size, so it is kept with the instruction across machines. Its semantic
+        function and counters depend on the encoding alone (branches aside: their closures hold the target), so
+        instructions decoded from the same bytes share them (`shared_fields`)."""
+        shared = shared_fields(insn)
+        if shared is None or insn.is_branch:
+            fn, counters = self._plan_parts(insn)
+        else:
+            fn, counters = per_insn_cache(_SHARED_PARTS[self.fast, self.lanes == 64], shared,
+                                          lambda _shared: self._plan_parts(insn))
+        return (insn, fn, insn.address + insn.size, counters)
+
+    def _plan_parts(self, insn) -> tuple:
+        """(semantic function, wait counters the instruction increments as (counter, latency) pairs)."""
         fn = lookup(insn)
         if fn is None:
             fn = _unsupported
@@ -605,7 +619,7 @@ class Machine:
         counters = ()
         if insn.memory is not None or insn.encoding in ("SOP1", "SOPP", "SMEM", "SOPK"):
             counters = tuple((counter, LATENCY[kind]) for counter, kind in counters_for(self.family, insn))
-        return (insn, fn, insn.address + insn.size, counters)
+        return fn, counters
 
     def count_issue(self, w: Wave, insn) -> None:
         """Put an issued memory instruction on the wave's wait counters with its completion clock."""
@@ -637,7 +651,7 @@ class Machine:
             w.instructions += 1
             self._stop(w, ENDED, exc.reason)
             if hook is not None:
-                hook(StepEvent(w, insn.address, insn, exec_before, memops))
+                hook(_new_tuple(StepEvent, (w, insn.address, insn, exec_before, memops)))
             return
         self._stop(w, exc.state, exc.reason)
 
@@ -671,7 +685,7 @@ class Machine:
             w.instructions += 1
             self.clock += 1
             if hook is not None:
-                hook(StepEvent(w, insn.address, insn, exec_before, memops))
+                hook(_new_tuple(StepEvent, (w, insn.address, insn, exec_before, memops)))
             if w.state == WAITING_BARRIER:
                 w.pc = insn.address  # a wave waiting at a barrier is saved with its PC on the barrier
                 w.resume_pc = fallthrough

@@ -82,3 +82,13 @@ class Instruction:
     @property
     def is_unknown(self) -> bool:
         return self.unknown_reason is not None
+
+
+def shared_fields(insn: Instruction) -> object | None:
+    """The decoder's record of `insn`'s address-independent fields (mnemonic, operands, text...), one object shared
+    by every instruction it decoded from the same bytes; None for a plain record (branches, unknown bytes, copies).
+
+    What is derived from those fields alone (the emulator's execution plan of an instruction) can then be derived
+    once per distinct encoding instead of once per address: a kernel repeats its `s_waitcnt`s, moves and address
+    arithmetic many times."""
+    return getattr(insn, "_v", None)

@@ -21,7 +21,7 @@ import numpy as np
 
 from amddbg.emu.operands import M32, M64, read_scalar
 from amddbg.emu.semantics.salu import _LOGIC, _SAVEEXEC, set_exec_scc
-from amddbg.emu.semantics.valu import CARRY_IN, carry_math
+from amddbg.emu.semantics.valu import CARRY_IN
 from amddbg.emu.wave import lane_bools
 from amddbg.isa.model import OperandKind
 
@@ -299,9 +299,8 @@ def _source64(op, fmt: str = "i"):
 
 def _get64(w, src):
     k, r = src
-    if k == "v":
-        v = w.v
-        return v[r].astype(U64) | (v[r + 1].astype(U64) << U64(32))
+    if k == "v":  # the pair's two rows interleaved per lane (lo, hi) and read as one uint64 each: one copy
+        return np.ascontiguousarray(w.v[r:r + 2].T).view(U64).ravel()
     if k == "c":
         return np.full(w.lanes, r, dtype=U64)
     return np.full(w.lanes, w.s[r] | w.s[r + 1] << 32, dtype=U64)
@@ -315,17 +314,13 @@ def _get32(w, src):
 
 
 def _put64(w, d: int, vals) -> None:
-    lo = (vals & U64(M32)).astype(U32)
-    hi = (vals >> U64(32)).astype(U32)
-    v = w.v
+    """Write uint64 lanes to the VGPR pair `d` in EXEC: the lanes' (lo, hi) dwords as a (2, lanes) view."""
+    rows = np.ascontiguousarray(vals, dtype=U64).view(U32).reshape(-1, 2).T
     ex = w.exec
     if ex == w.mask:
-        v[d] = lo
-        v[d + 1] = hi
+        w.v[d:d + 2] = rows
     elif ex:
-        m = lane_bools(ex, w.lanes)
-        np.copyto(v[d], lo, where=m)
-        np.copyto(v[d + 1], hi, where=m)
+        np.copyto(w.v[d:d + 2], rows, where=lane_bools(ex, w.lanes))
 
 
 def _v64(base: str, d: int, srcs) -> Callable | None:
@@ -466,19 +461,50 @@ _CARRY = {"v_add_co_u32": "add", "v_add_i32_vop2_carry": "add", "v_addc_co_u32":
 
 
 def _vcarry(op: str, dreg: int, a, b, cout: int | None, cin: int | None) -> Callable:
-    """valu._carry's add/sub (valu.carry_math) with carry out and carry in in VCC (None) or an SGPR (pair)."""
+    """valu._carry's add/sub (valu.carry_math's results) with carry out and carry in in VCC (None) or an SGPR
+    (pair), on uint32 lanes: they wrap as the hardware does, and each carry (borrow) is a compare."""
     need = _need(dreg, *_vregs(a, b))
-    i64 = np.int64
-    takes_carry = op in CARRY_IN
+    if op not in CARRY_IN:
+        rev = op == "subrev"
 
-    def run(ctx, insn):
-        w = ctx.wave
-        _vgprs(w, need)
-        c = lane_bools(_lane_mask(w, cin), w.lanes).astype(i64) if takes_carry else None
-        r, co = carry_math(op, _get32(w, a).astype(i64), _get32(w, b).astype(i64), c)
-        _put32(w, dreg, (r & M32).astype(U32))
-        _put_lane_mask(w, cout, co)
-    return run
+        def run(ctx, insn):
+            w = ctx.wave
+            _vgprs(w, need)
+            x, y = _get32(w, a), _get32(w, b)
+            if op == "add":
+                r = x + y
+                co = r < x
+            else:
+                if rev:
+                    x, y = y, x
+                r = x - y
+                co = y > x
+            _put32(w, dreg, r)
+            _put_lane_mask(w, cout, co)
+        return run
+
+    if op in ("addc", "subb", "subbrev"):  # two steps: a carry (borrow) out of either
+        rev = op == "subbrev"
+
+        def run(ctx, insn):
+            w = ctx.wave
+            _vgprs(w, need)
+            c = lane_bools(_lane_mask(w, cin), w.lanes)
+            x, y = _get32(w, a), _get32(w, b)
+            if op == "addc":
+                r1 = x + y
+                r = r1 + c
+                co = (r1 < x) | (r < r1)
+            else:
+                if rev:
+                    x, y = y, x
+                r1 = x - y
+                r = r1 - c
+                co = (y > x) | (c > r1)
+            _put32(w, dreg, r)
+            _put_lane_mask(w, cout, co)
+        return run
+    raise ValueError(f"carry op {op!r}")
 
 
 _VCMP_FNS = {"eq": np.equal, "ne": np.not_equal, "lg": np.not_equal, "lt": np.less, "le": np.less_equal,

@@ -454,7 +454,8 @@ def v_ffbh_i32(ctx, insn):
 
 def carry_math(op: str, a: np.ndarray, b: np.ndarray, cin: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(result, carry out) of a carry op on int64 lanes: add, addc, sub, subrev, subb, subbrev (`cin`: the carry
-    in lanes as int64, for the three that take one). Shared with fastpath's closures."""
+    in lanes as int64, for the three that take one). fastpath's closures compute the same on uint32 lanes (its
+    differential test holds them to this)."""
     if op == "add":
         r = a + b
         co = r > M32

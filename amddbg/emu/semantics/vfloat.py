@@ -1445,41 +1445,60 @@ def _with_text_mods(o, insn, texts, ss):
     return dataclasses.replace(o, modifiers=mods) if mods != o.modifiers else o
 
 
-@semantic("__sdwa__")
-def sdwa(ctx, insn):
-    """SDWA (GFX9): each source's selected byte/word is zero- or sign-extended (sext) before the base operation;
-    the result's dst_sel field is written with the rest padded with zeros, sign-extended or preserved."""
-    w = ctx.wave
+def _sdwa_form(insn) -> tuple:
+    """What an SDWA instruction's execution derives from its text and operands, once per instruction: the base
+    operation, each source's operand index, operand, select and sign extension, the destination select and
+    padding, the highest VGPR its operands name, and (filled as executions need them) the base instruction that
+    reads the extracted sources from temporary VGPRs placed after a given register-file size."""
     mn, enc, fn = _base_of(insn)
-    if fn is None or fn is sdwa:
-        raise Unsupported(insn.text, insn.address)
     vd, sd, ss = _split(insn)
     texts = _operand_texts(insn)
-    regs_needed = max([w.v.shape[0]] + [o.register + o.count for o in insn.operands
-                                        if o.kind is OperandKind.VGPR and o.register is not None])
-    w.ensure_vgprs(regs_needed + len(ss))
-    new_ops = list(insn.operands)
+    ops = insn.operands
+    sources = []
     at = -1  # operand index of the source before this one: `v_xor_b32_sdwa v0, v0, v0` has two equal sources
     for k, o in enumerate(ss):
-        at = next(j for j in range(at + 1, len(new_ops))
-                  if new_ops[j] is o or (new_ops[j] == o and not new_ops[j].is_dest))
+        at = next(j for j in range(at + 1, len(ops)) if ops[j] is o or (ops[j] == o and not ops[j].is_dest))
         t = texts[len(texts) - len(ss) + k] if len(texts) >= len(ss) else ""
         mods = set(o.modifiers) | _text_mods(t)
         m = re.search(rf"src{k}_sel:(\w+)", insn.text)
         sel = _SDWA_SEL.get(m.group(1), (0, 32)) if m else (0, 32)
         if o.kind is OperandKind.SPECIAL and o.text in ("vcc", "vcc_lo") and k >= 2:
             continue
-        v = read_vector(w, o, 32)
-        off, width = sel
-        if width < 32:
-            v = (v >> U32(off)) & U32((1 << width) - 1)
-            if "sext" in mods:
-                v = np.where(v >> U32(width - 1) & U32(1), v | U32(M32 ^ ((1 << width) - 1)), v).astype(U32)
-        w.v[regs_needed + k] = v.astype(U32)
-        new_ops[at] = _temp_operand(o, regs_needed + k, 1, mods)
-    base = dataclasses.replace(insn, mnemonic=mn, encoding=enc, operands=tuple(new_ops))
+        sources.append((k, at, o, sel, "sext" in mods, mods))
     dsel_m = re.search(r"dst_sel:(\w+)", insn.text)
     dsel = _SDWA_SEL.get(dsel_m.group(1), (0, 32)) if dsel_m else (0, 32)
+    pad = "preserve" if "UNUSED_PRESERVE" in insn.text else "sext" if "UNUSED_SEXT" in insn.text else "zero"
+    top = max([o.register + o.count for o in ops if o.kind is OperandKind.VGPR and o.register is not None],
+              default=0)
+    return mn, enc, fn, vd, len(ss), tuple(sources), dsel, pad, top, {}
+
+
+_SDWA_FORMS: dict = {}
+
+
+@semantic("__sdwa__")
+def sdwa(ctx, insn):
+    """SDWA (GFX9): each source's selected byte/word is zero- or sign-extended (sext) before the base operation;
+    the result's dst_sel field is written with the rest padded with zeros, sign-extended or preserved."""
+    w = ctx.wave
+    mn, enc, fn, vd, nsrc, sources, dsel, pad, top, bases = per_insn_cache(_SDWA_FORMS, insn, _sdwa_form)
+    if fn is None or fn is sdwa:
+        raise Unsupported(insn.text, insn.address)
+    regs_needed = max(w.v.shape[0], top)
+    w.ensure_vgprs(regs_needed + nsrc)
+    for k, _at, o, (off, width), sext, _mods in sources:
+        v = read_vector(w, o, 32)
+        if width < 32:
+            v = (v >> U32(off)) & U32((1 << width) - 1)
+            if sext:
+                v = np.where(v >> U32(width - 1) & U32(1), v | U32(M32 ^ ((1 << width) - 1)), v).astype(U32)
+        w.v[regs_needed + k] = v.astype(U32)
+    base = bases.get(regs_needed)
+    if base is None:  # (one per register-file size: the inner semantics then derive their own forms once too)
+        new_ops = list(insn.operands)
+        for k, at, o, _sel, _sext, mods in sources:
+            new_ops[at] = _temp_operand(o, regs_needed + k, 1, mods)
+        base = bases[regs_needed] = dataclasses.replace(insn, mnemonic=mn, encoding=enc, operands=tuple(new_ops))
     old = read_vector(w, vd[0], 32) if vd else None
     try:
         fn(ctx, base)
@@ -1487,11 +1506,11 @@ def sdwa(ctx, insn):
             off, width = dsel
             new = read_vector(w, vd[0], 32)
             field = (new & U32((1 << width) - 1)) << U32(off)
-            if "UNUSED_PRESERVE" in insn.text:
+            if pad == "preserve":
                 out = (old & U32(M32 ^ (((1 << width) - 1) << off))) | field
-            elif "UNUSED_SEXT" in insn.text:
-                top = (new >> U32(width - 1)) & U32(1)
-                out = field | np.where(top == 1, U32(M32 ^ ((1 << (off + width)) - 1)), U32(0))
+            elif pad == "sext":
+                top_bit = (new >> U32(width - 1)) & U32(1)
+                out = field | np.where(top_bit == 1, U32(M32 ^ ((1 << (off + width)) - 1)), U32(0))
             else:
                 out = field
             write_vector(w, vd[0], out.astype(U32), 32)

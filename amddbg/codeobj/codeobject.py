@@ -314,7 +314,9 @@ class CodeObject:
             try:
                 return fn()
             except FormatError as exc:
-                errors.append(exc.user_message())
+                msg = exc.user_message()
+                if msg not in errors:  # (one damaged note spoils several parts: say it once)
+                    errors.append(msg)
                 return default
 
         t = attempt(lambda: self.target, None) or decode_target(self.reader.os_abi, self.reader.abi_version,

@@ -42,7 +42,35 @@ def decode_msgpack_metadata(desc: bytes, *, file: str, offset: int) -> dict[str,
         raise FormatError(f"malformed msgpack in NT_AMDGPU_METADATA note ({exc})", file=file, offset=offset) from None
     if not isinstance(value, dict):
         raise FormatError("NT_AMDGPU_METADATA note is not a msgpack map", file=file, offset=offset)
+    bad = _unexpected_item(value)
+    if bad is not None:
+        raise FormatError(f"malformed msgpack in NT_AMDGPU_METADATA note ({bad})", file=file, offset=offset)
     return value
+
+
+_SCALARS = (str, int, float, bool, bytes, type(None))
+
+
+def _unexpected_item(value: Any) -> str | None:
+    """What the metadata holds that no code object writes (a map key that is not a string or an integer, an
+    extension type), or None. The metadata is maps, arrays, strings, integers and booleans; corrupted bytes can
+    decode to anything msgpack knows, which JSON output and the typed records cannot take. Iterative: msgpack
+    nests deeper than Python recurses."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, msgpack.ExtType):  # (a named tuple: before the arrays)
+            return "an extension type"
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if not isinstance(k, (str, int)):
+                    return f"a map key of type {type(k).__name__}"
+                stack.append(x)
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif not isinstance(v, _SCALARS):
+            return f"a value of type {type(v).__name__}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,9 +4,10 @@ partial answer, never a traceback or an 'internal error', and the input file is 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from amddbg.cli.main import main
@@ -46,6 +47,7 @@ def test_truncated_code_object(tmp_path, capsys, cut):
 @settings_
 @given(edits=st.lists(st.tuples(st.integers(0, len(SEED) - 1), st.integers(0, 255)), min_size=1, max_size=8),
        focus=st.sampled_from(["header", "anywhere", "tail"]))
+@example(edits=[(565, 214)], focus="anywhere")  # (found by CI: a metadata map key decoded as a msgpack ExtType)
 def test_corrupted_code_object(tmp_path, capsys, edits, focus):
     data = bytearray(SEED)
     for pos, value in edits:
@@ -65,3 +67,19 @@ def test_corrupted_host_bundle(tmp_path, capsys, cut, edits):
     for pos, value in edits:
         data[pos] = value
     _check(tmp_path, bytes(data[:cut]), capsys)
+
+
+def test_metadata_that_decodes_to_what_no_code_object_holds(tmp_path, capsys):
+    """A corrupted byte in the metadata note that msgpack still decodes, to a map key no JSON can hold: the rest
+    of the object is shown, the note's problem is said once with its offset, exit 2."""
+    data = bytearray(SEED)
+    data[565] = 214
+    path = tmp_path / "input.bin"
+    path.write_bytes(bytes(data))
+    assert main(["info", "--json", str(path)]) == 2
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert doc["errors"] == [f"{path}: malformed msgpack in NT_AMDGPU_METADATA note (a map key of type ExtType) "
+                             "at offset 0x200"]
+    assert {f["name"] for f in doc["functions"]} >= {"probe", "reduce"}
+    assert err.strip() == f"amddbg: error: partial result: {doc['errors'][0]}"

@@ -110,3 +110,35 @@ def test_fast_closures_match_the_generic_semantics(name):
             assert got == want, f"{name} {insn.address:#x} {insn.text} (exec {exec_kind}): fast path differs"
     assert compiled > 300, f"only {compiled} instructions got a closure"
     assert len(kinds) >= 10, sorted(kinds)
+
+
+def test_pk_mov_closure_with_constants_and_every_op_sel():
+    """v_pk_mov_b32 as compiled code writes it reads SGPR or VGPR pairs; the closure also takes inline constants
+    (a 64-bit constant's high dword is not its low one) and every op_sel, which no corpus instruction shows."""
+    import dataclasses
+
+    from amddbg.isa.model import Operand, OperandKind
+
+    m = Machine(COREFILES / "oracle" / "oracle-llvm22-gfx90a-w64-O0.co")
+    m.clock = 1000
+    insn = next(i for i in m.instructions.values() if i.mnemonic == "v_pk_mov_b32")
+    dest, src0, src1 = insn.operands
+    constants = [Operand(OperandKind.INLINE, text, value=value) for text, value in
+                 (("1", 1), ("-1", -1), ("-16", -16), ("64", 64), ("0.5", 0.5), ("-4.0", -4.0))]
+    rng = random.Random(7)
+    checked = 0
+    for a in [src0, *constants]:
+        for b in [src1, *constants[:3]]:
+            for sel in ("[0,0]", "[0,1]", "[1,0]", "[1,1]"):
+                text = f"v_pk_mov_b32 {dest.text}, {a.text}, {b.text} op_sel:{sel}"
+                variant = dataclasses.replace(insn, operands=(dest, a, b), text=text)
+                generic = lookup(variant)
+                fast = compile_fast(variant, generic, 64)
+                assert fast is not None, text
+                for exec_kind in ("all", "some"):
+                    seed = rng.getrandbits(32)
+                    want = _run(generic, m, _wave(m, 64, random.Random(seed), exec_kind), variant)
+                    got = _run(fast, m, _wave(m, 64, random.Random(seed), exec_kind), variant)
+                    assert got == want, f"{text} (exec {exec_kind}): fast path differs"
+                checked += 1
+    assert checked == 7 * 4 * 4

@@ -31,9 +31,11 @@ U32 = np.uint32
 U64 = np.uint64
 
 
-def _plain(insn) -> bool:
-    """No modifier of any kind, no SDWA/DPP, no clamp/omod, no 16-bit register halves."""
-    if _NOT_PLAIN.search(insn.text) or "sdwa" in insn.mnemonic or insn.encoding.endswith(("DPP", "SDWA", "DPP8")):
+def _plain(insn, text: str | None = None) -> bool:
+    """No modifier of any kind, no SDWA/DPP, no clamp/omod, no 16-bit register halves (in `text`: the
+    instruction's text, or that text less a modifier the caller's closure handles)."""
+    if _NOT_PLAIN.search(insn.text if text is None else text) or "sdwa" in insn.mnemonic \
+            or insn.encoding.endswith(("DPP", "SDWA", "DPP8")):
         return False
     for o in insn.operands:
         if o.modifiers:
@@ -42,6 +44,7 @@ def _plain(insn) -> bool:
 
 
 # (a "-" before a register or "|" is a neg modifier the GFX9 decoder leaves only in the text; "-2" is a constant)
+_OP_SEL = re.compile(r" op_sel:\[[01],[01]\]")  # (v_pk_mov_b32's dword selection: its closure reads it)
 _NOT_PLAIN = re.compile(r" clamp|mul:|div:|neg|abs|\||op_sel|sext|\.[lh]|row_|quad_perm|bound_ctrl|dpp|[ ,]-(?![0-9.])")
 
 
@@ -323,8 +326,16 @@ def _put64(w, d: int, vals) -> None:
         np.copyto(w.v[d:d + 2], rows, where=lane_bools(ex, w.lanes))
 
 
-def _v64(base: str, d: int, srcs) -> Callable | None:
-    """v_mov_b64, v_lshlrev_b64, v_lshrrev_b64, v_lshl_add_u64 as valu.py computes them."""
+def _dword(w, src, k: int):
+    """Dword `k` (0 low, 1 high) of a 64-bit source (`_source64`) in every lane."""
+    kind, r = src
+    if kind == "v":
+        return w.v[r + k]
+    return _full((r >> (32 * k)) & M32 if kind == "c" else w.s[r + k], w.lanes)
+
+
+def _v64(base: str, d: int, srcs, text: str = "") -> Callable | None:
+    """v_mov_b64, v_lshlrev_b64, v_lshrrev_b64, v_lshl_add_u64, v_pk_mov_b32 as valu.py computes them."""
     if base == "v_mov_b64":
         if len(srcs) != 1:
             return None
@@ -353,6 +364,26 @@ def _v64(base: str, d: int, srcs) -> Callable | None:
             k = (_get32(w, n) & U32(63)).astype(U64)
             x = _get64(w, a)
             _put64(w, d, x << k if left else x >> k)
+        return run
+    if base == "v_pk_mov_b32":  # dword op_sel[0] of src0 to the low half, dword op_sel[1] of src1 to the high
+        if len(srcs) != 2:
+            return None
+        a, b = _source64(srcs[0]), _source64(srcs[1])
+        if a is None or b is None:
+            return None
+        m = re.search(r"op_sel:\[(\d),(\d)\]", text)
+        s0, s1 = (int(m.group(1)), int(m.group(2))) if m else (0, 1)
+        need = _need(d + 1, *(r + 1 for r in _vregs(a, b)))
+
+        def run(ctx, insn):
+            w = ctx.wave
+            _vgprs(w, need)
+            rows = np.array((_dword(w, a, s0), _dword(w, b, s1)))  # a copy: the sources may overlap the pair
+            ex = w.exec
+            if ex == w.mask:
+                w.v[d:d + 2] = rows
+            elif ex:
+                np.copyto(w.v[d:d + 2], rows, where=lane_bools(ex, w.lanes))
         return run
     if base == "v_lshl_add_u64":
         if len(srcs) != 3:
@@ -480,7 +511,8 @@ def _vcarry(op: str, dreg: int, a, b, cout: int | None, cin: int | None) -> Call
                 r = x - y
                 co = y > x
             _put32(w, dreg, r)
-            _put_lane_mask(w, cout, co)
+            if cout != DISCARD:
+                _put_lane_mask(w, cout, co)
         return run
 
     if op in ("addc", "subb", "subbrev"):  # two steps: a carry (borrow) out of either
@@ -502,9 +534,52 @@ def _vcarry(op: str, dreg: int, a, b, cout: int | None, cin: int | None) -> Call
                 r = r1 - c
                 co = (y > x) | (c > r1)
             _put32(w, dreg, r)
-            _put_lane_mask(w, cout, co)
+            if cout != DISCARD:
+                _put_lane_mask(w, cout, co)
         return run
     raise ValueError(f"carry op {op!r}")
+
+
+DISCARD = -1  # a lane-mask destination that is `null`: the result is not written
+
+
+def _is_null(op) -> bool:
+    return op.kind is SPECIAL and op.text == "null"
+
+
+def _lane_mask_target(op) -> int | None:
+    """A VOP3 lane-mask destination as the closures take it: an SGPR (pair) number, None for VCC, DISCARD for
+    null."""
+    if _is_null(op):
+        return DISCARD
+    return None if _any_vcc(op) else op.register
+
+
+_MAD64 = frozenset({"v_mad_u64_u32", "v_mad_i64_i32", "v_mad_co_u64_u32", "v_mad_co_i64_i32"})
+
+
+def _mad64(dreg: int, a, b, c, cout: int | None, signed: bool) -> Callable:
+    """valu.v_mad64: a 32x32 product (exact in 64 bits) plus a 64-bit addend, wrapping; the carry (unsigned) or
+    the signed overflow into a lane mask."""
+    need = _need(dreg + 1, *_vregs(a, b), *(r + 1 for r in _vregs(c)))
+    i32, i64 = np.int32, np.int64
+
+    def run(ctx, insn):
+        w = ctx.wave
+        _vgprs(w, need)
+        x, y, z = _get32(w, a), _get32(w, b), _get64(w, c)
+        if signed:
+            p = (x.view(i32).astype(i64) * y.view(i32).astype(i64)).view(U64)
+            out = p + z
+            carry = ((p ^ out) & (z ^ out)) >> U64(63) == U64(1)
+        else:
+            p = x.astype(U64) * y.astype(U64)
+            out = p + z
+            carry = out < p
+        _put64(w, dreg, out)
+        if cout != DISCARD:
+            _put_lane_mask(w, cout, carry)
+    return run
 
 
 _VCMP_FNS = {"eq": np.equal, "ne": np.not_equal, "lg": np.not_equal, "lt": np.less, "le": np.less_equal,
@@ -574,9 +649,9 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
     if base in ("v_accvgpr_read_b32", "v_accvgpr_write_b32", "v_accvgpr_mov_b32") and len(dests) == 1 \
             and len(srcs) == 1:
         return _accmove(dests[0], srcs[0])
-    if base in ("v_mov_b64", "v_lshlrev_b64", "v_lshrrev_b64", "v_lshl_add_u64") and len(dests) == 1 \
-            and dests[0].kind is VGPR:
-        return _v64(base, dests[0].register, srcs)
+    if base in ("v_mov_b64", "v_lshlrev_b64", "v_lshrrev_b64", "v_lshl_add_u64", "v_pk_mov_b32") \
+            and len(dests) == 1 and dests[0].kind is VGPR:
+        return _v64(base, dests[0].register, srcs, insn.text)
     if base in _MINMAX and len(dests) == 1 and dests[0].kind is VGPR and len(srcs) == 2:
         a, b = _vector_source(srcs[0]), _vector_source(srcs[1])
         if a is None or b is None:
@@ -590,7 +665,7 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
         vd = [o for o in dests if o.kind is VGPR]
         sd = [o for o in dests if o.kind is not VGPR and not _any_vcc(o)]
         ss = [o for o in srcs if not _any_vcc(o)]
-        if len(vd) != 1 or len(sd) > 1 or (sd and sd[0].kind is not SGPR):
+        if len(vd) != 1 or len(sd) > 1 or (sd and sd[0].kind is not SGPR and not _is_null(sd[0])):
             return None
         needs_cin = carry in ("addc", "subb", "subbrev")
         if len(ss) != (3 if needs_cin and len(ss) == 3 else 2):
@@ -600,8 +675,19 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
         a, b = _vector_source(ss[0]), _vector_source(ss[1])
         if a is None or b is None:
             return None
-        return _vcarry(carry, vd[0].register, a, b, sd[0].register if sd else None,
+        return _vcarry(carry, vd[0].register, a, b, _lane_mask_target(sd[0]) if sd else None,
                        ss[2].register if len(ss) == 3 else None)
+    if base in _MAD64 and len(srcs) == 3:
+        vd = [o for o in dests if o.kind is VGPR]
+        sd = [o for o in dests if o.kind is not VGPR]
+        if len(vd) != 1 or len(sd) > 1 or (sd and sd[0].kind is not SGPR and not _is_null(sd[0])
+                                           and not _any_vcc(sd[0])):
+            return None
+        signed = "i64" in base
+        a, b, c = _vector_source(srcs[0]), _vector_source(srcs[1]), _source64(srcs[2], "s" if signed else "i")
+        if a is None or b is None or c is None:
+            return None
+        return _mad64(vd[0].register, a, b, c, _lane_mask_target(sd[0]) if sd else DISCARD, signed)
     binop = _binop_of(generic)
     if binop is not None and len(dests) == 1 and dests[0].kind is VGPR and len(srcs) == 2:
         a, b = _vector_source(srcs[0]), _vector_source(srcs[1])
@@ -870,6 +956,54 @@ def _sset(op, bits: int) -> Callable | None:
 # (the scalar logic and saveexec operations are salu.py's own tables: one definition of what each computes)
 
 
+_SMINMAX = {"s_min_i32": (True, True), "s_max_i32": (False, True), "s_min_u32": (True, False),
+            "s_max_u32": (False, False)}  # (min, signed)
+_SSHIFT64 = {"s_lshl_b64": True, "s_lshr_b64": False}  # (left)
+_SFIRST = {"s_ff1_i32_b32": 32, "s_ff1_i32_b64": 64, "s_ctz_i32_b32": 32, "s_ctz_i32_b64": 64}  # source bits
+
+
+def _salu_arith(mn: str, ops) -> Callable | None:
+    """s_min/s_max (SCC: the first source chosen), the 64-bit logical shifts (SCC: result not zero) and
+    s_ff1/s_ctz (no SCC; all ones for a zero source), as salu.py computes them."""
+    if mn in _SMINMAX and len(ops) == 3:
+        put, a, b = _sset(ops[0], 32), _sget(ops[1], 32), _sget(ops[2], 32)
+        if put is None or a is None or b is None:
+            return None
+        is_min, signed = _SMINMAX[mn]
+
+        def minmax(ctx, insn):
+            w = ctx.wave
+            x, y = a(w), b(w)
+            kx, ky = (x - (x >> 31 << 32), y - (y >> 31 << 32)) if signed else (x, y)
+            first = kx < ky if is_min else kx > ky
+            put(w, x if first else y)
+            w.scc = int(first)
+        return minmax
+    if mn in _SSHIFT64 and len(ops) == 3:
+        put, a, n = _sset(ops[0], 64), _sget(ops[1], 64), _sget(ops[2], 32)
+        if put is None or a is None or n is None:
+            return None
+        left = _SSHIFT64[mn]
+
+        def shift(ctx, insn):
+            w = ctx.wave
+            r = (a(w) << (n(w) & 63) if left else a(w) >> (n(w) & 63)) & M64
+            put(w, r)
+            w.scc = int(r != 0)
+        return shift
+    if mn in _SFIRST and len(ops) == 2:
+        put, a = _sset(ops[0], 32), _sget(ops[1], _SFIRST[mn])
+        if put is None or a is None:
+            return None
+
+        def first_one(ctx, insn):
+            w = ctx.wave
+            x = a(w)
+            put(w, ((x & -x).bit_length() - 1) & M32 if x else M32)
+        return first_one
+    return None
+
+
 def _slogic(fn, put, a, b, bits: int) -> Callable:
     mask = (1 << bits) - 1
 
@@ -915,6 +1049,9 @@ def _salu_more(insn) -> Callable | None:
         if mn.startswith("s_waitcnt_") and ops and ops[0].text != "null":
             return None
         return _swaitcnt(limits)
+    more = _salu_arith(mn, ops)
+    if more is not None:
+        return more
     parts = mn.split("_")
     if len(parts) < 3 or parts[-1] not in ("b32", "b64"):
         return None
@@ -971,7 +1108,7 @@ def compile_fast(insn, generic: Callable | None, lanes: int) -> Callable | None:
         base = mn[:-4] if mn.endswith(("_e32", "_e64")) else mn
         if base not in _VALU_NAMES and not base.startswith("v_cmp_") and _binop_of(generic) is None:
             return None  # (checked before the operands: most instructions get no closure, and cheaply)
-        if _plain(insn):
+        if _plain(insn) or (base == "v_pk_mov_b32" and _plain(insn, _OP_SEL.sub("", insn.text))):
             return _valu(insn, generic, "vcc_lo" if lanes == 32 else "vcc")
     return None
 
@@ -979,8 +1116,10 @@ def compile_fast(insn, generic: Callable | None, lanes: int) -> Callable | None:
 _SALU_NAMES = frozenset({"s_branch", "s_mov_b32", "s_mov_b64", "s_add_u32", "s_add_co_u32", "s_sub_u32",
                          "s_sub_co_u32", "s_lshl_b32", "s_lshr_b32", "s_cselect_b32", "s_cselect_b64", "s_add_i32",
                          "s_add_co_i32", "s_sub_i32", "s_sub_co_i32", "s_mul_i32"}
-                        | {f"s_{op}_{b}" for op in _LOGIC for b in ("b32", "b64")})
+                        | {f"s_{op}_{b}" for op in _LOGIC for b in ("b32", "b64")}
+                        | set(_SMINMAX) | set(_SSHIFT64) | set(_SFIRST))
 _VALU_NAMES = frozenset({"v_mov_b32", "v_readlane_b32", "v_writelane_b32", "v_readfirstlane_b32", "v_cndmask_b32",
                          "v_accvgpr_read_b32", "v_accvgpr_write_b32", "v_accvgpr_mov_b32", "v_mov_b64",
-                         "v_lshlrev_b64", "v_lshrrev_b64", "v_lshl_add_u64"} | set(_CARRY) | set(_FLOAT_OPS)
+                         "v_lshlrev_b64", "v_lshrrev_b64", "v_lshl_add_u64", "v_pk_mov_b32"}
+                        | set(_CARRY) | set(_FLOAT_OPS) | _MAD64
                         | set(_MINMAX))

@@ -311,10 +311,50 @@ def _fma_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray, bits: int) -> np.nda
             fix = (err != 0) & np.isfinite(s) & ((sb & U64(1)) == 0)
             s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
             return s.astype(np.float32)
-        out = np.empty(a.shape, dtype=np.float64)
-        for i, (x, y, z) in enumerate(zip(a.tolist(), b.tolist(), c.tolist(), strict=True)):
-            out[i] = _fma64(x, y, z)
+        out, ok = _fma64_lanes(a.astype(np.float64), b.astype(np.float64), c.astype(np.float64))
+        for i in np.flatnonzero(~ok).tolist():  # zeros, infinities, NaNs, extreme exponents: exactly, per lane
+            out[i] = _fma64(float(a[i]), float(b[i]), float(c[i]))
         return out.astype(ft)
+
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for binary64
+_FMA_LO, _FMA_HI = 2.0 ** -480, 2.0 ** 480  # factors whose product and its error neither overflow nor underflow
+_FMA_TINY, _FMA_HUGE = 2.0 ** -960, 2.0 ** 1000
+
+
+def _fma64_lanes(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Binary64 fma in float operations, all lanes at once: (results, lanes where they are exact-then-rounded).
+
+    Boldo and Melquiond, "Emulation of a FMA and correctly rounded sums: proved algorithms using rounding to odd"
+    (IEEE Trans. Computers 57(4), 2008): the product split exactly into uh + ul (Dekker, with Veltkamp's split),
+    z + uh exactly into th + tl (TwoSum), tl + ul rounded to odd (its sign's direction where that sum was not
+    exact and came out even), then th plus that rounded to nearest: one correct rounding of a*b + c. Their proof
+    assumes nothing overflows or underflows, so a lane counts only with both factors within 2**+-480, the addend
+    below 2**1000 and a result of magnitude 2**-960 to 2**1000 (the rest, and every zero, infinite or NaN
+    operand, go through exact fractions: `_fma64`). tests/emu/test_fma64.py compares the two on random, cancelling
+    and exact-midpoint cases."""
+    with fp_errstate(all="ignore"):
+        t = a * _SPLIT
+        ah = t - (t - a)
+        al = a - ah
+        t = b * _SPLIT
+        bh = t - (t - b)
+        bl = b - bh
+        uh = a * b
+        ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl  # uh + ul == a * b
+        th = c + uh
+        z = th - c
+        tl = (c - (th - z)) + (uh - z)  # th + tl == c + uh
+        v = tl + ul
+        z = v - tl
+        e = (tl - (v - z)) + (ul - z)  # v + e == tl + ul
+        odd = (e != 0) & ((v.view(U64) & U64(1)) == 0)
+        v = np.where(odd, np.nextafter(v, np.where(e > 0, np.inf, -np.inf)), v)
+        r = th + v
+        aa, ab, ac, ar = np.abs(a), np.abs(b), np.abs(c), np.abs(r)
+        ok = ((aa >= _FMA_LO) & (aa <= _FMA_HI) & (ab >= _FMA_LO) & (ab <= _FMA_HI) & (ac <= _FMA_HUGE)
+              & (ar >= _FMA_TINY) & (ar <= _FMA_HUGE))
+    return r, ok
 
 
 def _fma64(x: float, y: float, z: float) -> float:

@@ -282,3 +282,87 @@ def test_quick_memory_paths_match_the_general_path(name, monkeypatch):
                 assert x == y, (insn.text, trial, ["pages", "version", "dirty", "lines", "gl1", "pending", "lds",
                                                    "v", "vshape", "a", "ashape", "s"][i])
     assert taken["quick"] > 50 and taken["general"] > 20, taken  # both sides are really exercised
+
+
+ATOMIC_PATTERNS = ["uniform", "run", "run-guard", "overlap", "scatter", "stride", "lds", "private"]
+
+
+def _atomic_insns(m: Machine) -> list:
+    """One GLOBAL/FLAT atomic per (mnemonic, operand layout)."""
+    seen, out = set(), []
+    for insn in m.instructions.values():
+        mn = insn.mnemonic
+        if not mn.startswith(("global_atomic", "flat_atomic")):
+            continue
+        key = (mn, tuple((o.kind, o.is_dest, o.count) for o in insn.operands))
+        if key not in seen and lookup(insn) is not None:
+            seen.add(key)
+            out.append(insn)
+    return out
+
+
+def _place_atomic(w: Wave, insn, space: str, targets: list[int], rng: random.Random) -> bool:
+    plan = per_insn_cache(mem._ATOMIC_PLANS, insn, mem._atomic_plan)
+    saddr, vaddr, off = plan[4], plan[5], plan[8]
+    flat = insn.mnemonic.startswith("flat_")
+    if space != "global" and not flat:
+        return False
+    if flat:
+        targets = [t | (PRIVATE_APERTURE if space == "private" else SHARED_APERTURE if space == "local" else 0)
+                   for t in targets]
+    if saddr is not None:
+        base_s = min(targets) - rng.randrange(0, 64)
+        w.s[saddr.register], w.s[saddr.register + 1] = base_s & 0xFFFFFFFF, base_s >> 32
+        for ln, t in enumerate(targets):
+            w.v[vaddr.register, ln] = (t - base_s - off) & 0xFFFFFFFF
+        return True
+    for ln, t in enumerate(targets):
+        x = (t - off) & (2**64 - 1)
+        w.v[vaddr.register, ln] = x & 0xFFFFFFFF
+        w.v[vaddr.register + 1, ln] = x >> 32
+    return True
+
+
+@pytest.mark.parametrize("name", ["llvm22-gfx90a-w64-O0", "llvm22-gfx90a-w64-O2", "llvm19-gfx942-w64-O0",
+                                  "llvm22-gfx1100-w32-O0", "llvm19-gfx1200-w32-O2", "llvm22-gfx1200-w64-O0"])
+def test_atomic_quick_path_matches_the_lane_by_lane_path(name, monkeypatch):
+    """`mem._atomic_quick` against the lane-by-lane `_access` loop: lanes at one address (each sees the previous
+    lane's result), runs, overlaps, a lane on the guard page (the fault), flat addresses in the LDS and private
+    apertures, stale lines of the wave's CU (refreshed even where a compare-and-swap fails), delayed write paths,
+    partial EXEC. Memory, version, dirty, caches, registers, the MemOp and the fault must come out the same."""
+    lanes = 32 if "-w32-" in name else 64
+    m, w, buf = _machine(ORACLE / f"oracle-{name}.co", lanes)
+    rng = random.Random("atomic" + name)
+    insns = _atomic_insns(m)
+    assert insns
+    taken = {"quick": 0, "general": 0}
+    for insn in insns:
+        nb = per_insn_cache(mem._ATOMIC_PLANS, insn, mem._atomic_plan)[1]
+        for trial in range(40):
+            _fill(m, w, buf, rng)
+            space, targets = _targets(ATOMIC_PATTERNS[trial % len(ATOMIC_PATTERNS)], lanes, nb, buf, rng)
+            if not _place_atomic(w, insn, space, targets, rng):
+                continue
+            full = (1 << lanes) - 1
+            w.exec = rng.choice((full, full, rng.getrandbits(lanes) & full or 1, 1 << rng.randrange(lanes), 0))
+            before = _snapshot(m, w)
+            monkeypatch.setattr(mem, "_atomic_quick", lambda *a: False)
+            general = _run(m, w, insn, True, monkeypatch)
+            _restore(m, w, before)
+            calls = []
+            real = mem._atomic_quick
+
+            def spy(*a, real=real, calls=calls):
+                r = real(*a)
+                calls.append(r)
+                return r
+
+            monkeypatch.setattr(mem, "_atomic_quick", spy)
+            got = _run(m, w, insn, True, monkeypatch)
+            taken["quick" if any(calls) else "general"] += 1
+            assert got[0] == general[0], (insn.text, trial)
+            assert got[1] == general[1], (insn.text, trial)
+            for i, (x, y) in enumerate(zip(got[2], general[2], strict=True)):
+                assert x == y, (insn.text, trial, ["pages", "version", "dirty", "lines", "gl1", "pending", "lds",
+                                                   "v", "vshape", "a", "ashape", "s"][i])
+    assert taken["quick"] > 30 and taken["general"] > 10, taken

@@ -1158,8 +1158,9 @@ def _fadd(o: int, s: int, bits: int) -> int:
     return int(np.float32(f).view(np.uint32))
 
 
-def _atomic(ctx, insn, space: str):
-    w = ctx.wave
+def _atomic_plan(insn) -> tuple:
+    """What a GLOBAL/FLAT atomic's execution needs that its text and operands fix (once per instruction): the
+    operation, width, registers and offset, and the per-lane update `(old, src, cmp) -> new` (None: unknown)."""
     mn = insn.mnemonic
     op = mn.split("atomic_", 1)[1]
     bits = 64 if op.endswith(("x2", "_u64", "_i64", "_b64", "f64")) else 32
@@ -1173,50 +1174,94 @@ def _atomic(ctx, insn, space: str):
     rest = [o for o in ops if not o.is_dest]
     saddr = next((o for o in rest if o.kind is OperandKind.SGPR), None)
     vregs = [o for o in rest if o.kind is OperandKind.VGPR]
-    if space == "local":
-        vaddr, vdata = vregs[0], vregs[1:]
+    vaddr, vdata = vregs[0], vregs[1:]
+    data_op = vdata[0] if vdata else None
+    cmp_op = vdata[1] if len(vdata) > 1 else None
+    if "cmpswap" in op and vdata and vdata[0].count >= (2 if bits == 32 else 4):  # the data is a pair: [src, cmp]
+        d = vdata[0]
+        data_op, cmp_op = (_reg(d, 0), _reg(d, 1)) if bits == 32 else (_pair(d, 0), _pair(d, 2))
+    mask = (1 << bits) - 1
+    if "cmpswap" in op:
+        def update(old, s, c):
+            return s if old == c else old
+    elif op.startswith(("add_f", "fadd")):
+        def update(old, s, c):
+            return _fadd(old, s, bits)
     else:
-        vaddr, vdata = vregs[0], vregs[1:]
-    off = _offset(insn.text)
-    nb = bits // 8
-    if space == "local":
-        addrs = read_vector(w, vaddr)
-    elif saddr is not None:
+        fn = _ATOM.get(base) or _ATOM.get(op)
+        update = None if fn is None else (lambda old, s, c: fn(old, s, bits) & mask)
+    policy = dict(insn.memory.cache_policy) if insn.memory else {}
+    return (bits, bits // 8, returns, vdst, saddr, vaddr, data_op, cmp_op, _offset(insn.text), update, policy, op)
+
+
+_ATOMIC_PLANS: dict = {}
+
+
+def _atomic(ctx, insn, space: str):
+    """Each active lane in lane order reads, updates and writes its address (lanes at one address see each other's
+    results, as the hardware serialises them); the old values go to the destination of a returning form."""
+    w = ctx.wave
+    bits, nb, returns, vdst, saddr, vaddr, data_op, cmp_op, off, update, policy, op = per_insn_cache(
+        _ATOMIC_PLANS, insn, _atomic_plan)
+    if saddr is not None:
         addrs = read_vector(w, vaddr).astype(np.uint64) + np.uint64(read_scalar(w, saddr, 64))
     else:
         addrs = read_vector(w, vaddr, 64)
-    data = read_vector(w, vdata[0], bits) if vdata else None
-    cmpv = read_vector(w, vdata[1], bits) if len(vdata) > 1 else None
-    if "cmpswap" in op and vdata and vdata[0].count >= (2 if bits == 32 else 4):
-        # cmpswap data is a pair: [src, cmp]
-        d = vdata[0]
-        data = read_vector(w, _reg(d, 0) if bits == 32 else _pair(d, 0), bits)
-        cmpv = read_vector(w, _reg(d, 1) if bits == 32 else _pair(d, 2), bits)
-    old_vals = np.zeros(w.lanes, dtype=np.uint64)
     lanes = w.active_lanes()
-    rec = {}
-    sp = "generic" if space == "flat" else space
-    for ln in lanes:
-        a = (int(addrs[ln]) + off) & ((1 << 64) - 1)
-        rec[ln] = a
-        old = int.from_bytes(_access(ctx, space, a, ln, nb, atomic=True), "little")
-        s = int(data[ln]) if data is not None else 0
-        if "cmpswap" in op:
-            new = s if old == int(cmpv[ln]) else old
-        elif op.startswith(("add_f", "fadd")):
-            new = _fadd(old, s, bits)
-        else:
-            fn = _ATOM.get(base) or _ATOM.get(op)
-            if fn is None:
+    alist = [(a + off) & _M64 for a in addrs[lanes].tolist()] if lanes else []
+    srcs = read_vector(w, data_op, bits)[lanes].tolist() if data_op is not None else [0] * len(lanes)
+    cmps = read_vector(w, cmp_op, bits)[lanes].tolist() if cmp_op is not None else [0] * len(lanes)
+    old_vals = np.zeros(w.lanes, dtype=np.uint64)
+    if update is None or not _atomic_quick(ctx, w, space, nb, lanes, alist, srcs, cmps, update, old_vals):
+        for ln, a, s, c in zip(lanes, alist, srcs, cmps, strict=True):  # lane by lane: faults, LDS/private, delays
+            old = int.from_bytes(_access(ctx, space, a, ln, nb, atomic=True), "little")
+            if update is None:
                 raise Unsupported(insn.text, insn.address)
-            new = fn(old, s, bits) & ((1 << bits) - 1)
-        _access(ctx, space, a, ln, nb, new.to_bytes(nb, "little"))
-        old_vals[ln] = old
-    ctx.record(MemOp("atomic", sp, rec, nb, dict(insn.memory.cache_policy) if insn.memory else {}, op))
+            _access(ctx, space, a, ln, nb, update(old, s, c).to_bytes(nb, "little"))
+            old_vals[ln] = old
+    ctx.record(MemOp("atomic", "generic" if space == "flat" else space, dict(zip(lanes, alist, strict=True)), nb,
+                     dict(policy), op))
     if returns and vdst is not None:
         from amddbg.emu.operands import write_vector
 
         write_vector(w, vdst, old_vals if bits == 64 else old_vals.astype(np.uint32), bits)
+
+
+def _atomic_quick(ctx, w, space, nb, lanes, alist, srcs, cmps, update, old_vals) -> bool:
+    """The lane-by-lane atomic on the pages directly, when every address is global memory on a mapped page with
+    no access crossing one and no store waits in a write path: the same bytes, `version`/`dirty` counts and
+    old values, and the writer's cached lines refreshed from memory once at the end (what refreshing after each
+    lane leaves, since atomics read memory, not the caches). False, with nothing done, otherwise."""
+    caches = ctx.machine.caches
+    if caches is not None and caches.delayed and not caches.through:
+        return False
+    mem = ctx.mem
+    pages = mem.pages
+    spots = []
+    for a in alist:
+        if space == "flat" and a & APERTURE_MASK in (SHARED_APERTURE, PRIVATE_APERTURE):
+            return False
+        o = a & (PAGE - 1)
+        page = pages.get(a >> 12) if o + nb <= PAGE else None
+        if page is None:
+            return False
+        spots.append((page, o))
+    changed = 0
+    for ln, (page, o), a, s, c in zip(lanes, spots, alist, srcs, cmps, strict=True):
+        old = int.from_bytes(page[o:o + nb], "little")
+        new = update(old, s, c)
+        if new != old:
+            page[o:o + nb] = new.to_bytes(nb, "little")
+            changed += 1
+            mem.dirty.add(a >> 12)
+        old_vals[ln] = old
+    mem.version += changed
+    if caches is not None:  # (every lane's store refreshed, changed or not: a stale line gets memory's bytes)
+        lines = {b for a in alist for b in range(a - a % LINE, a + nb, LINE)}
+        for cache in (caches.lines.get(caches.cu_of(w)), caches.gl1.get(caches.array_of(w))):
+            for b in lines & cache.keys() if cache else ():
+                cache[b] = bytearray(mem.read(b, LINE))
+    return True
 
 
 def _pair(op, i):

@@ -36,3 +36,7 @@
   ST v4, 14
   v_sqrt_f32 v4, v2
   ST v4, 15
+  v_mul_legacy_f32 v4, v2, v3            // DX9 rule: 0 * anything (inf, NaN) is +0
+  ST v4, 16
+  v_mul_legacy_f32_e64 v4, -v2, v3
+  ST v4, 17

@@ -500,8 +500,10 @@ def v_mad_f32(ctx, insn):
     fdst(ctx, insn, f, _finish(ctx, f, _as_bits(r, 32), 32, nan_in), 32)
 
 
-@semantic("v_mul_legacy_f32")
+@semantic("v_mul_legacy_f32", "v_mul_dx9_zero_f32")  # (GFX11 renamed it; clang emits it expanding powf)
 def v_mul_legacy_f32(ctx, insn):
+    """D = S0 * S1, except that a zero factor (either sign) gives +0 whatever the other is (infinity, NaN): the
+    DX9 rule."""
     rnd = _rnd(ctx, 32)
     f = _form(insn)
     a, b = (fsrc(ctx, f, i, 32) for i in range(2))

@@ -1101,3 +1101,74 @@ def test_vopd3_stops_with_a_reason():
     assert insn.text == "v_dual_fma_f32 v0, v1, v2, v3 :: v_dual_add_f32 v5, v6, v7"
     with pytest.raises(Unsupported, match="VOPD3"):
         lookup(insn)(SimpleNamespace(wave=None), insn)
+
+
+# ------------------------------------------------------------------------------------------ byte ops, row permutes
+
+BYTE_ROWS = [(0, 0, 0), (0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF), (0xFF00FF00, 0x00FF00FF, 0x01010101),
+             (0x01020304, 0x04030201, 0), (0x01020304, 0x04030201, 0x00010001), (0x80808080, 0x7F7F7F7F, 0x01000100),
+             (0x12345678, 0x00000000, 7), (0x12345678, 0x12000078, 0), (0x00000000, 0xFFFFFFFF, 0xFFFFFF00),
+             (0xFFFFFFFF, 0x01010101, 0xFFFFFFF0), (0xDEADBEEF, 0x8BADF00D, 0x000000FF), (0x0000FF00, 0x00FF0000, 1)]
+BYTE_ROWS += [(a * 0x9E3779B1 & 0xFFFFFFFF, a * 0x85EBCA77 & 0xFFFFFFFF, a * 0xC2B2AE3D & 0xFFFFFFFF)
+              for a in range(1, 21)]
+
+
+def _bytes_of(v: int) -> list[int]:
+    return [(v >> (8 * k)) & 0xFF for k in range(4)]
+
+
+def lerp_u8(a: int, b: int, c: int) -> int:
+    """ISA: per byte, (S0.byte + S1.byte + S2.byte's bit 0) >> 1: the average, rounded up where that bit is set."""
+    return sum(((x + y + (z & 1)) >> 1) << (8 * k)
+               for k, (x, y, z) in enumerate(zip(_bytes_of(a), _bytes_of(b), _bytes_of(c), strict=True)))
+
+
+def msad_u8(a: int, b: int, c: int) -> int:
+    """ISA: S2 plus |S0.byte - S1.byte| over the bytes whose S1 (reference) byte is not zero (exact, unbounded)."""
+    return c + sum(abs(x - y) for x, y in zip(_bytes_of(a), _bytes_of(b), strict=True) if y)
+
+
+def permlane(vals: list[int], s1: int, s2: int, cross: bool) -> list[int]:
+    """Lane L reads lane sel(L) of its row of 16 (cross: of the other row of its pair), sel(L) = nibble L&15 of
+    {S2, S1}."""
+    sel = s1 | s2 << 32
+    out = []
+    for ln in range(len(vals)):
+        src = (ln & ~15) + ((sel >> (4 * (ln & 15))) & 15)
+        out.append(vals[src ^ 16 if cross else src])
+    return out
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
+def test_byte_ops_row_permutes_and_realtime(target):
+    """v_lerp_u8, v_msad_u8 (with and without clamp: a sum past 2**32 - 1 saturates), and on GFX11/12
+    v_permlane16_b32/v_permlanex16_b32 with lane selects that reverse, keep and scramble each row, and two
+    s_sendmsg_rtn_b64 MSG_RTN_GET_REALTIME readings that increase."""
+    lanes = LANES[target]
+    rows = BYTE_ROWS[:lanes]
+    gfx9 = target.startswith("gfx9")
+    got = run_case("bytes", target, [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]],
+                   3 if gfx9 else 6)
+    n = len(rows)
+    check(got[0][:n], [lerp_u8(*r) for r in rows], f"{target} v_lerp_u8")
+    check(got[1][:n], [msad_u8(*r) & M32 for r in rows], f"{target} v_msad_u8")
+    check(got[2][:n], [min(msad_u8(*r), M32) for r in rows], f"{target} v_msad_u8 clamp")
+    if gfx9:
+        return
+    a = [rows[ln % n][0] for ln in range(lanes)]
+    check(got[3], permlane(a, 0x01234567, 0xFEDCBA98, False), f"{target} v_permlane16_b32")
+    check(got[4], permlane(a, 0x3F2E1D0C, 0xB4A59687, True), f"{target} v_permlanex16_b32")
+    check(got[5], [1] * lanes, f"{target} realtime increases")
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1200"])
+def test_permlane_reading_an_inactive_lane_stops_the_wave(target):
+    """Without FI a lane that reads a lane EXEC leaves out gets what BOUND_CTRL decides, which is not modelled:
+    the wave stops with that reason instead of guessing."""
+    lanes = LANES[target]
+    m = Machine(EDGES / f"permlane_inactive-{target}.co")
+    m.dispatch("permlane_inactive", (lanes, 1, 1), (lanes, 1, 1),
+               [f"buf:u32:{lanes * 16}:iota", f"buf:u32:{lanes}"])
+    r = m.run(max_instructions=1000)
+    assert r.status == "unsupported", (r.status, r.reason)
+    assert "v_permlanex16_b32" in r.reason and "without FI" in r.reason

@@ -11,7 +11,7 @@ its registrations replace valu's clamp-guarded versions; the unclamped path of a
 What carries do under clamp: the destination saturates, the carry/borrow out (VCC or SGPR) is the one of the exact
 operation (the clamp bit selects the result, not the flag). Not modelled (stop as unsupported when clamp is set):
 clamp on operations that cannot overflow or whose clamp the manuals leave undefined (`v_mul_u32_u24`, `v_mul_lo_u16`,
-`v_pk_mul_lo_u16`, min/max, shifts), `v_msad_u8`/`v_qsad`/`v_mqsad`.
+`v_pk_mul_lo_u16`, min/max, shifts), `v_qsad`/`v_mqsad`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from amddbg.emu.errors import Unsupported
 from amddbg.emu.operands import M32, read_vector, write_vector
 from amddbg.emu.semantics import (
     SEMANTICS,
+    semantic,
     vfloat,  # noqa: F401  (first: its clamp guard wraps valu's ops, replaced here)
 )
 from amddbg.emu.semantics.valu import _is_hi16, _isrc16, _op_sel, _split, fmt_clamp, read_lane_mask, write_lane_mask
@@ -289,3 +290,30 @@ def _sad(kind: str):
 
 for _n, _k in (("v_sad_u8", "u8"), ("v_sad_hi_u8", "hi_u8"), ("v_sad_u16", "u16"), ("v_sad_u32", "u32")):
     _clamp_or(_n)(_sad(_k))
+
+
+def _msad(ctx, insn, clamp):
+    """v_msad_u8: the byte SAD of S0 and S1 plus S2, skipping the bytes where S1 (the reference) is zero (the
+    ISA's masked SAD; Mesa's msad_4x8 passes its reference as this instruction's S1)."""
+    _, _, ss = _split(insn)
+    a, b, c = (read_vector(ctx.wave, o, 32) for o in ss[:3])
+    s = sum(np.where(y != 0, np.abs(x - y), 0) for x, y in zip(_elements(a, 8, False), _elements(b, 8, False),
+                                                                strict=True))
+    _dst32(ctx, insn, _sat(s + c.astype(np.int64), 32, False, clamp))
+
+
+_clamp_or("v_msad_u8")(_msad)
+
+
+@semantic("v_lerp_u8")
+def v_lerp_u8(ctx, insn):
+    """Per byte, the average of S0's and S1's unsigned bytes, rounded up where bit 0 of S2's byte is set and down
+    otherwise: ((S0.b + S1.b + S2.b[0]) >> 1) for each of the four bytes."""
+    if fmt_clamp(insn):
+        raise Unsupported(f"{insn.text} (clamp on v_lerp_u8: the result cannot overflow; not modelled)", insn.address)
+    _, _, ss = _split(insn)
+    a, b, c = (read_vector(ctx.wave, o, 32).astype(np.int64) for o in ss[:3])
+    out = np.zeros_like(a)
+    for k in range(0, 32, 8):
+        out |= ((((a >> k) & 0xFF) + ((b >> k) & 0xFF) + ((c >> k) & 1)) >> 1) << k
+    _dst32(ctx, insn, out)

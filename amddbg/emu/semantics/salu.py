@@ -700,6 +700,17 @@ def s_sendmsg(ctx, insn):
     return None  # MSG_DEALLOC_VGPRS and friends: no architectural effect a program can observe here
 
 
+@semantic("s_sendmsg_rtn_b32", "s_sendmsg_rtn_b64")
+def s_sendmsg_rtn(ctx, insn):
+    """GFX11+ messages that return a value: MSG_RTN_GET_REALTIME (what clock64/wall_clock64 and
+    __builtin_readsteadycounter read) returns the machine clock, as s_memrealtime does; the others (doorbell,
+    dispatch ids, trap handler bases, SAVE_WAVE...) name hardware this machine has no values for, and stop."""
+    if "MSG_RTN_GET_REALTIME" not in insn.text:
+        raise Unsupported(f"{insn.text} (this message's reply is not modelled)", insn.address)
+    _dst(ctx, insn, ctx.machine.clock if insn.mnemonic.endswith("b64") else ctx.machine.clock & M32,
+         64 if insn.mnemonic.endswith("b64") else 32)
+
+
 @semantic("s_memtime", "s_memrealtime", "s_getreg_b64")
 def s_memtime(ctx, insn):
     _dst(ctx, insn, ctx.machine.clock, 64)

@@ -258,6 +258,33 @@ def v_writelane(ctx, insn):
     write_vector(w, insn.operands[0], U32(val), 32, mask=_ONE_LANE[lane][: w.lanes])
 
 
+@semantic("v_permlane16_b32", "v_permlanex16_b32")
+def v_permlane16(ctx, insn):
+    """GFX10+ lane permutes within rows of 16 lanes: lane L of each row reads lane sel(L) of its own row
+    (permlane16) or of the other row of its pair of rows (permlanex16: rows 0<->1, 2<->3), where sel(L) is
+    nibble L of {S2, S1} (S1 for lanes 0-7, S2 for 8-15). op_sel[0] is FI (read lanes EXEC leaves out too),
+    op_sel[1] BOUND_CTRL; an active lane that reads an inactive one without FI stops the wave (what it gets
+    then depends on BOUND_CTRL and is not modelled here)."""
+    w = ctx.wave
+    ops = insn.operands
+    if len(ops) < 4 or ops[0].kind is not OperandKind.VGPR:
+        raise Unsupported(insn.text, insn.address)
+    src = read_vector(w, ops[1])
+    sel = read_scalar(w, ops[2]) | read_scalar(w, ops[3]) << 32
+    m = re.search(r"op_sel:\[([01]),([01])\]", insn.text)
+    fetch_inactive = bool(m and m.group(1) == "1")
+    lanes = np.arange(w.lanes)
+    nibble = np.array([(sel >> (4 * (ln & 15))) & 15 for ln in range(16)], dtype=np.int64)
+    source = (lanes & ~15) + nibble[lanes & 15]
+    if "x16" in insn.mnemonic:
+        source ^= 16
+    active = lane_bools(w.exec, w.lanes)
+    if not fetch_inactive and (active & ~active[source]).any():
+        raise Unsupported(f"{insn.text} (an active lane reads an inactive one without FI: BOUND_CTRL's result is "
+                          "not modelled)", insn.address)
+    write_vector(w, ops[0], src[source], 32)
+
+
 _ONE_LANE = np.eye(64, dtype=bool)  # row L: only lane L (v_writelane's write mask)
 _ONE_LANE.flags.writeable = False
 

@@ -1172,3 +1172,64 @@ def test_permlane_reading_an_inactive_lane_stops_the_wave(target):
     r = m.run(max_instructions=1000)
     assert r.status == "unsupported", (r.status, r.reason)
     assert "v_permlanex16_b32" in r.reason and "without FI" in r.reason
+
+
+# ------------------------------------------------------------------------------------------ packed f16 dot product
+
+def _h(bits: int) -> np.float32:
+    return np.float32(np.array([bits & 0xFFFF], dtype=np.uint16).view(np.float16)[0])
+
+
+def _hb(x: float) -> int:
+    return int(np.array([x], dtype=np.float16).view(np.uint16)[0])
+
+
+DOT2_ROWS = [  # (a.lo, a.hi, b.lo, b.hi as f16 values, c as f32)
+    (1.0, 2.0, 3.0, 4.0, 0.5), (1.0, 1.0, 1.0, -1.0, 0.0), (-0.0, 0.0, 1.0, 1.0, -0.0),
+    (4096.0, 4096.0, 4096.0, -4096.0, 1.0),  # the order matters: (1 + 2^24) rounds to 2^24, minus 2^24 is 0
+    (0.5, 0.25, 2048.0, 4096.0, -1024.0), (65504.0, 65504.0, 65504.0, 65504.0, 3.4e38),  # -> inf
+    (6e-8, 6e-8, 1.0, 1.0, 0.0), (0.1, 0.2, 0.3, 0.4, 0.7), (-2.5, 3.25, 1.5, -0.75, 1e-3),
+    (1.0, 1.0, 0.5, 0.5, -1.0), (1.0, 0.0, 1.0, 0.0, 2.0 ** -24), (3.0, 5.0, 7.0, 11.0, 2.0 ** 30)]
+DOT2_ROWS += [(float(np.float16(x)), float(np.float16(-x / 3)), float(np.float16(x + 1)), float(np.float16(2 - x)),
+               x * 1000.5) for x in np.linspace(-8, 8, 20)]
+
+
+def dot2(a: int, b: int, c: int, neg=(0, 0, 0, 0), sel=(0, 0, 1, 1), clamp: bool = False):
+    """The ISA pseudocode: tmp = S2; tmp += S0.lo * S1.lo; tmp += S0.hi * S1.hi (f32, nearest even); `sel` picks
+    (a's half for the low product, b's half for it, a's for the high, b's for it), `neg` negates those."""
+    halves = [_h(a >> (16 * sel[0])), _h(b >> (16 * sel[1])), _h(a >> (16 * sel[2])), _h(b >> (16 * sel[3]))]
+    halves = [-x if n else x for x, n in zip(halves, neg, strict=True)]
+    with np.errstate(all="ignore"):
+        tmp = np.float32(f32(c))
+        tmp = np.float32(tmp + np.float32(halves[0] * halves[1]))
+        tmp = np.float32(tmp + np.float32(halves[2] * halves[3]))
+    if math.isnan(tmp):
+        return QNAN
+    if clamp:
+        tmp = np.float32(min(max(float(tmp), 0.0), 1.0))
+    return b32(float(tmp))
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
+def test_packed_f16_dot_product(target):
+    """v_dot2_f32_f16 (and the accumulating v_dot2c/v_dot2acc forms), what __builtin_amdgcn_fdot2 compiles to:
+    the accumulator first, then each product, rounded to f32 after each add as the ISA pseudocode writes it (a row
+    where the order changes the result is included); neg_lo/neg_hi, op_sel/op_sel_hi (GFX11/12) and clamp."""
+    lanes = LANES[target]
+    rows = DOT2_ROWS[:lanes]
+    a = [_hb(r[0]) | _hb(r[1]) << 16 for r in rows]
+    b = [_hb(r[2]) | _hb(r[3]) << 16 for r in rows]
+    c = [b32(r[4]) for r in rows]
+    got = run_case("dot2", target, [a, b, c], 5)
+    n = len(rows)
+    plain = [dot2(x, y, z) for x, y, z in zip(a, b, c, strict=True)]
+    check(got[0][:n], plain, f"{target} v_dot2_f32_f16")
+    check(got[1][:n], plain, f"{target} accumulating form")
+    check(got[2][:n], [dot2(x, y, z, neg=(1, 0, 0, 1)) for x, y, z in zip(a, b, c, strict=True)], f"{target} neg")
+    if target.startswith("gfx9"):
+        check(got[3][:n], plain, f"{target} commuted")
+    else:
+        check(got[3][:n], [dot2(x, y, z, sel=(1, 0, 0, 1)) for x, y, z in zip(a, b, c, strict=True)],
+              f"{target} op_sel")
+    check(got[4][:n], [dot2(x, y, z, clamp=True) for x, y, z in zip(a, b, c, strict=True)], f"{target} clamp")
+    assert plain[3] == 0 and 1.0 + 4096.0 * 4096.0 - 4096.0 * 4096.0 == 1.0  # one rounding would give 1.0

@@ -1267,6 +1267,46 @@ for _w, _s in ((16, "f16"), (32, "f32")):
     semantic(f"v_pk_fma_{_s}")(_pk_float(_fma_of, 3, _w, _FMA_EXACT, _FMA_ADDENDS))
 
 
+@semantic("v_dot2_f32_f16", "v_dot2c_f32_f16", "v_dot2acc_f32_f16")
+def v_dot2_f32_f16(ctx, insn):
+    """The two f16 products of packed sources S0 and S1 (exact in f32) added to an f32 accumulator (S2, or D for
+    the VOP2 `c`/`acc` forms) in the order and precision the ISA's pseudocode gives: tmp = S2; tmp += lo * lo;
+    tmp += hi * hi, each sum rounded to f32 (nearest even). op_sel/op_sel_hi pick the halves, neg_lo/neg_hi
+    negate them, clamp and the f32 denormal mode apply to the result. Whether the hardware instead rounds the
+    three-term sum once is not documented: docs/emulator.md says which order this is."""
+    rnd = _rnd(ctx, 32)
+    if rnd:
+        raise Unsupported(f"{insn.text} (FP_ROUND {rnd}: this operation has no directed rounding here)",
+                          insn.address)
+    f = _form(insn)
+    if f.mods[0] or f.mods[1]:  # (VOP3P negates halves with neg_lo/neg_hi; a text modifier is some other form)
+        raise Unsupported(f"{insn.text} (a source modifier on a packed dot product: not modelled)", insn.address)
+    lanes = ctx.wave.lanes
+    keep16 = _denorm(ctx, 16)[0]
+    nan_in = np.zeros(lanes, dtype=bool)
+    products = []
+    for part in (0, 1):
+        xs = []
+        for i in (0, 1):
+            lo, hi = _pk_halves(ctx, f, i, 16)
+            u = _apply_negabs(hi if part else lo, set(), 16, _bit(f.neg_hi if part else f.neg_lo, i))
+            u = u if keep16 else _flush(u, 16)
+            nan_in |= _is_nan(u, 16)
+            xs.append(_as_float(u, 16).astype(np.float32))
+        with fp_errstate(all="ignore"):
+            products.append(xs[0] * xs[1])
+    if len(f.srcs) >= 3:
+        c = _apply_negabs(_raw(ctx, f.srcs[2], 32), f.mods[2], 32, _bit(f.neg_lo, 2))
+    else:  # the VOP2 forms accumulate into the destination
+        c = read_vector(ctx.wave, f.dst, 32)
+    c = c if _denorm(ctx, 32)[0] else _flush(c, 32)
+    nan_in |= _is_nan(c, 32)
+    with fp_errstate(all="ignore"):
+        acc = (_as_float(c, 32) + products[0]).astype(np.float32)
+        acc = (acc + products[1]).astype(np.float32)
+    fdst(ctx, insn, f, _finish(ctx, f, _as_bits(acc, 32), 32, nan_in), 32)
+
+
 def _pk_minmax(is_min: bool, num: bool):
     def run(ctx, insn):
         f = _form(insn)

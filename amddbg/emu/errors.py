@@ -29,5 +29,14 @@ class Unsupported(WaveStop):
         super().__init__("unsupported", f"unsupported instruction {text} at {pc:#x}")
 
 
+class ModeSwitch(WaveStop):
+    """Raised by an instruction that completed and changed how the wave's next instructions are read (GFX9 VGPR
+    index mode: s_set_gpr_idx_on/off/idx/mode): the scheduler ends the wave's turn, so its next turn reads the
+    code through the new mode. Not a stop: the wave stays ready."""
+
+    def __init__(self) -> None:
+        super().__init__("ready", "")
+
+
 class EmulatorError(AmddbgError):
     """A user-facing problem with a dispatch request (bad kernel name, argument, grid)."""

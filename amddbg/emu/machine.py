@@ -37,7 +37,8 @@ from amddbg.emu.barriers import (
     WorkgroupBarriers,
     counters_for,
 )
-from amddbg.emu.errors import EmulatorError, MemoryViolation, Unsupported, WaveStop
+from amddbg.emu.errors import EmulatorError, MemoryViolation, ModeSwitch, Unsupported, WaveStop
+from amddbg.emu.gpr_index import IndexedPlans, index_mode
 from amddbg.emu.memory import LDS, PAGE, GlobalMemory
 from amddbg.emu.semantics import FP_IGNORED, Ctx, load_all, lookup, per_insn_cache
 from amddbg.emu.semantics.fastpath import compile_fast
@@ -217,6 +218,7 @@ class Machine:
         self.waves: list[Wave] = []
         self.groups: list[Workgroup] = []
         self._plans: dict[int, tuple] = {}  # address -> `_plan`, filled as instructions first execute
+        self.indexed_plans: dict[tuple, tuple] = {}  # GFX9 VGPR index mode: (address, index, mode) -> plan
         self.instructions: dict[int, object] = _Code(self._plans)
         self._ctx = Ctx(None, self)
         self.fast = True  # specialised closures for plain frequent instructions (semantics/fastpath.py)
@@ -640,7 +642,15 @@ class Machine:
 
     def _raised(self, w: Wave, insn, exc: Exception, exec_before: int, memops: list, hook: Callable | None) -> None:
         """An instruction ended its wave: a memory violation faults it, s_endpgm ends it (counted and shown to the
-        hook, its PC left on the s_endpgm), a trap or unsupported instruction stops it."""
+        hook, its PC left on the s_endpgm), a trap or unsupported instruction stops it; a mode switch completed
+        its instruction (the turn ends there)."""
+        if isinstance(exc, ModeSwitch):
+            w.instructions += 1
+            self.clock += 1
+            if hook is not None:
+                hook(_new_tuple(StepEvent, (w, insn.address, insn, exec_before, memops)))
+            w.pc = insn.address + insn.size
+            return
         if isinstance(exc, MemoryViolation):
             w.fault = exc  # the access, address and lanes (replay names them after the kernel's arguments)
             stack = self._stack_note if "private segment" in exc.reason else ""  # a dynamic stack overrun
@@ -659,7 +669,7 @@ class Machine:
         """Up to `n` instructions of `w` while it stays ready (the scheduler's hot path: the lookups are hoisted
         out of the loop). Returns how many were stepped, as `run` counts them: an instruction that ends, faults
         or traps the wave counts, and so does a PC outside the code, which faults it."""
-        plans = self._plans
+        plans = self._plans if not w.mode >> 27 or not index_mode(w) else IndexedPlans(self, w)
         ctx = self._ctx  # one context, reset per instruction (semantics never keep it)
         ctx.wave = w
         issue = self._issue

@@ -40,3 +40,16 @@
   ST v4, 16
   v_mul_dx9_zero_f32_e64 v4, -v2, v3
   ST v4, 17
+  s_mov_b32 s20, 0                       // the scalar s_min_num_f32/s_max_num_f32 on each lane's pair in turn
+.Lscalar_minmax:
+  v_readlane_b32 s21, v2, s20
+  v_readlane_b32 s22, v3, s20
+  s_min_num_f32 s23, s21, s22
+  v_writelane_b32 v6, s23, s20
+  s_max_num_f32 s23, s21, s22
+  v_writelane_b32 v7, s23, s20
+  s_add_co_u32 s20, s20, 1
+  s_cmp_lt_u32 s20, 32
+  s_cbranch_scc1 .Lscalar_minmax
+  ST v6, 18
+  ST v7, 19

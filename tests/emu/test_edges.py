@@ -231,11 +231,14 @@ def test_fp32_nan_zero_clamp(target):
     denormals, rcp/sqrt against the correctly rounded value (the emulator's documented policy; hardware: 1 ULP)."""
     lanes = LANES[target]
     pairs = FP32_PAIRS[:lanes]
-    got = run_case("fp32", target, [[p[0] for p in pairs], [p[1] for p in pairs]], 18)
+    got = run_case("fp32", target, [[p[0] for p in pairs], [p[1] for p in pairs]], 20 if target == "gfx1200" else 18)
     ieee = target != "gfx1200"  # GFX12 has no IEEE mode: v_min/max_num treat a signalling NaN like a quiet one
     want = [fp32_expected(a, b, ieee) for a, b in pairs]
     for k, name in enumerate(FP32_NAMES):
         check(got[k][:len(pairs)], [w[k] for w in want], f"{target} {name}")
+    if target == "gfx1200":  # GFX12's scalar s_min_num_f32/s_max_num_f32, each lane's pair through SGPRs
+        check(got[18][:len(pairs)], [w[0] for w in want], f"{target} s_min_num_f32")
+        check(got[19][:len(pairs)], [w[1] for w in want], f"{target} s_max_num_f32")
 
 
 # ------------------------------------------------------------------------------------------ integer edges
@@ -1233,3 +1236,30 @@ def test_packed_f16_dot_product(target):
               f"{target} op_sel")
     check(got[4][:n], [dot2(x, y, z, clamp=True) for x, y, z in zip(a, b, c, strict=True)], f"{target} clamp")
     assert plain[3] == 0 and 1.0 + 4096.0 * 4096.0 - 4096.0 * 4096.0 == 1.0  # one rounding would give 1.0
+
+
+# ------------------------------------------------------------------------------------------ indexed VGPRs
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
+def test_vgpr_index_mode(target):
+    """GFX9 s_set_gpr_idx_on with index 3: a DST-indexed move writes v13 for v10, SRC0 reads it, SRC0+SRC1 both
+    sources of an add; s_set_gpr_idx_idx/mode change the index and the operand set while the mode is on; after
+    s_set_gpr_idx_off operands are themselves again (the stores read v13, v5, v6 unindexed)."""
+    lanes = LANES[target]
+    a = [(0x01000193 * (ln + 1)) & M32 for ln in range(lanes)]
+    got = run_case("gpridx", target, [a], 4)
+    check(got[0], a, f"{target} DST")
+    check(got[1], a, f"{target} SRC0")
+    check(got[2], [(2 * x) & M32 for x in a], f"{target} SRC0+SRC1")
+    check(got[3], a, f"{target} idx/mode")
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1200"])
+def test_m0_relative_moves(target):
+    """v_movrels_b32 (source + M0), v_movreld_b32 (destination + M0), v_movrelsd_b32 (both) and
+    v_movrelsd_2_b32 (destination + M0[25:16], source + M0[9:0])."""
+    lanes = LANES[target]
+    a = [(0x9E3779B1 * (ln + 7)) & M32 for ln in range(lanes)]
+    got = run_case("movrel", target, [a], 4)
+    for k, name in enumerate(["movrels", "movreld", "movrelsd", "movrelsd_2"]):
+        check(got[k], a, f"{target} v_{name}_b32")

@@ -6,7 +6,8 @@ generations are registered (``s_andn2_b64`` / GFX11's ``s_and_not1_b64``).
 
 from __future__ import annotations
 
-from amddbg.emu.errors import Unsupported, WaveStop
+from amddbg.emu.errors import ModeSwitch, Unsupported, WaveStop
+from amddbg.emu.gpr_index import GPR_IDX_EN
 from amddbg.emu.operands import M32, M64, read_scalar, write_scalar
 from amddbg.emu.semantics import fp_errstate, semantic
 
@@ -700,6 +701,42 @@ def s_sendmsg(ctx, insn):
     return None  # MSG_DEALLOC_VGPRS and friends: no architectural effect a program can observe here
 
 
+# -- GFX9 VGPR index mode (amddbg/emu/gpr_index.py): each ends the wave's turn, so its next turn reads the code
+# through the new index and mode
+
+
+@semantic("s_set_gpr_idx_on")
+def s_set_gpr_idx_on(ctx, insn):
+    """MODE.GPR_IDX_EN = 1, M0[7:0] = S0[7:0] (the index), M0[15:12] = the gpr_idx(...) operand set (bit 0 SRC0,
+    1 SRC1, 2 SRC2, 3 DST); M0's other bits are kept."""
+    w = ctx.wave
+    idx = read_scalar(w, insn.operands[0]) & 0xFF
+    modes = int(insn.operands[1].value or 0) & 0xF
+    w.m0 = (w.m0 & ~0xF0FF & M32) | idx | modes << 12
+    w.mode |= GPR_IDX_EN
+    raise ModeSwitch()
+
+
+@semantic("s_set_gpr_idx_off")
+def s_set_gpr_idx_off(ctx, insn):
+    ctx.wave.mode &= ~GPR_IDX_EN
+    raise ModeSwitch()
+
+
+@semantic("s_set_gpr_idx_idx")
+def s_set_gpr_idx_idx(ctx, insn):
+    w = ctx.wave
+    w.m0 = (w.m0 & ~0xFF & M32) | read_scalar(w, insn.operands[0]) & 0xFF
+    raise ModeSwitch()
+
+
+@semantic("s_set_gpr_idx_mode")
+def s_set_gpr_idx_mode(ctx, insn):
+    w = ctx.wave
+    w.m0 = (w.m0 & ~0xF000 & M32) | (int(insn.operands[0].value or 0) & 0xF) << 12
+    raise ModeSwitch()
+
+
 @semantic("s_sendmsg_rtn_b32", "s_sendmsg_rtn_b64")
 def s_sendmsg_rtn(ctx, insn):
     """GFX11+ messages that return a value: MSG_RTN_GET_REALTIME (what clock64/wall_clock64 and
@@ -818,6 +855,20 @@ def s_arith_f32(ctx, insn):
         k = 1 if insn.mnemonic == "s_add_f32" else -1
         out = _s_round(ctx, _f32_bits(r), [ua, ub], lambda x, y: x + k * y, lambda x, y: [signed(x), signed(k * y)])
     _dst(ctx, insn, out, 32)
+
+
+@semantic("s_min_num_f32", "s_max_num_f32")
+def s_minmax_num_f32(ctx, insn):
+    """GFX12 scalar minimumNumber/maximumNumber: as v_min_num_f32/v_max_num_f32 on one value (a NaN loses to a
+    number, -0 < +0, input denormals as MODE says)."""
+    import numpy as np
+
+    from amddbg.emu.semantics.vfloat import _denorm, _flush, _minmax
+
+    a, b = (np.array([_src(ctx, insn, k, 32)], dtype=np.uint32) for k in (1, 2))
+    if not _denorm(ctx, 32)[0]:
+        a, b = _flush(a, 32), _flush(b, 32)
+    _dst(ctx, insn, int(_minmax(ctx, a, b, 32, insn.mnemonic == "s_min_num_f32", True)[0]), 32)
 
 
 @semantic("s_fmac_f32", "s_fmamk_f32", "s_fmaak_f32")

@@ -285,6 +285,28 @@ def v_permlane16(ctx, insn):
     write_vector(w, ops[0], src[source], 32)
 
 
+@semantic("v_movreld_b32", "v_movrels_b32", "v_movrelsd_b32", "v_movrelsd_2_b32")
+def v_movrel(ctx, insn):
+    """M0-relative VGPR moves (dynamically indexed arrays kept in VGPRs): movreld writes VGPR[D + M0], movrels
+    reads VGPR[S + M0], movrelsd both, movrelsd_2 with D offset by M0[25:16] and S by M0[9:0]; lanes in EXEC. A
+    register beyond the wave's VGPRs stops the wave (the hardware clamps or drops such accesses)."""
+    w = ctx.wave
+    mn = insn.mnemonic.removesuffix("_e32").removesuffix("_e64")
+    d, s = insn.operands[0], insn.operands[1]
+    m0 = w.m0 & M32
+    if mn == "v_movrelsd_2_b32":
+        dk, sk = m0 >> 16 & 0x3FF, m0 & 0x3FF
+    else:
+        dk = m0 if mn in ("v_movreld_b32", "v_movrelsd_b32") else 0
+        sk = m0 if mn in ("v_movrels_b32", "v_movrelsd_b32", "v_movrelsd_2_b32") else 0
+    n = w.v.shape[0]
+    dreg = d.register + dk if d.kind is OperandKind.VGPR else None
+    if dreg is None or dreg >= n or (s.kind is OperandKind.VGPR and s.register + sk >= n):
+        raise Unsupported(f"{insn.text} (M0 = {m0:#x} indexes past the wave's {n} VGPRs)", insn.address)
+    val = w.v[s.register + sk].copy() if s.kind is OperandKind.VGPR else read_vector(w, s)
+    np.copyto(w.v[dreg], val, where=lane_bools(w.exec, w.lanes))
+
+
 _ONE_LANE = np.eye(64, dtype=bool)  # row L: only lane L (v_writelane's write mask)
 _ONE_LANE.flags.writeable = False
 

@@ -447,6 +447,9 @@ class _P:
         if c == "D" and self.peek(1) == "F":
             self.i += 2
             n = self.number()
+            if n == 16 and self.peek() == "b":  # DF16b: __bf16, which LLVM spells std::bfloat16_t
+                self.i += 1
+                return T("std::bfloat16_t")
             self.need("_")
             return T(f"_Float{n}")
         if c in ("r", "V", "K"):

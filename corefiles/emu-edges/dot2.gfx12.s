@@ -13,3 +13,7 @@
   ST v5, 3
   v_dot2_f32_f16 v5, v2, v3, v4 clamp
   ST v5, 4
+  v_dot2_f32_bf16 v5, v2, v3, v4          // the same bits as bf16 pairs
+  ST v5, 5
+  v_dot2_f32_bf16 v5, v2, v3, v4 neg_lo:[0,1,0]
+  ST v5, 6

@@ -320,3 +320,13 @@ def test_corrupt_debug_sections_give_format_errors(corpus, tmp_path):
             errors += 1
             assert "\n" not in exc.user_message()
     assert errors > 0
+
+
+@pytest.mark.parametrize(("mangled", "llvm"), [  # what llvm-cxxfilt-22 prints for each
+    ("_Z4k_bfPKDv2_DF16bS1_Pf", "k_bf(std::bfloat16_t vector[2] const*, std::bfloat16_t vector[2] const*, float*)"),
+    ("_Z1fDF16b", "f(std::bfloat16_t)"),
+    ("_Z3k_hPKDv2_DF16_S1_PDF16_", "k_h(_Float16 vector[2] const*, _Float16 vector[2] const*, _Float16*)")])
+def test_demangles_bf16_and_float16_as_llvm_does(mangled, llvm):
+    """__bf16 parameters (HIP's bf16 kernels) mangle as DF16b; without it such a kernel could not be named by
+    its demangled name (amddbg run --kernel)."""
+    assert demangle(mangled) == llvm

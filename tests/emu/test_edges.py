@@ -1197,10 +1197,16 @@ DOT2_ROWS += [(float(np.float16(x)), float(np.float16(-x / 3)), float(np.float16
                x * 1000.5) for x in np.linspace(-8, 8, 20)]
 
 
-def dot2(a: int, b: int, c: int, neg=(0, 0, 0, 0), sel=(0, 0, 1, 1), clamp: bool = False):
+def _bf(bits: int) -> np.float32:
+    return np.float32(f32((bits & 0xFFFF) << 16))
+
+
+def dot2(a: int, b: int, c: int, neg=(0, 0, 0, 0), sel=(0, 0, 1, 1), clamp: bool = False, bf16: bool = False):
     """The ISA pseudocode: tmp = S2; tmp += S0.lo * S1.lo; tmp += S0.hi * S1.hi (f32, nearest even); `sel` picks
-    (a's half for the low product, b's half for it, a's for the high, b's for it), `neg` negates those."""
-    halves = [_h(a >> (16 * sel[0])), _h(b >> (16 * sel[1])), _h(a >> (16 * sel[2])), _h(b >> (16 * sel[3]))]
+    (a's half for the low product, b's half for it, a's for the high, b's for it), `neg` negates those; `bf16`:
+    the halves are bf16 (the high half of an f32)."""
+    conv = _bf if bf16 else _h
+    halves = [conv(a >> (16 * sel[0])), conv(b >> (16 * sel[1])), conv(a >> (16 * sel[2])), conv(b >> (16 * sel[3]))]
     halves = [-x if n else x for x, n in zip(halves, neg, strict=True)]
     with np.errstate(all="ignore"):
         tmp = np.float32(f32(c))
@@ -1223,7 +1229,7 @@ def test_packed_f16_dot_product(target):
     a = [_hb(r[0]) | _hb(r[1]) << 16 for r in rows]
     b = [_hb(r[2]) | _hb(r[3]) << 16 for r in rows]
     c = [b32(r[4]) for r in rows]
-    got = run_case("dot2", target, [a, b, c], 5)
+    got = run_case("dot2", target, [a, b, c], 5 if target.startswith("gfx9") else 7)
     n = len(rows)
     plain = [dot2(x, y, z) for x, y, z in zip(a, b, c, strict=True)]
     check(got[0][:n], plain, f"{target} v_dot2_f32_f16")
@@ -1235,6 +1241,10 @@ def test_packed_f16_dot_product(target):
         check(got[3][:n], [dot2(x, y, z, sel=(1, 0, 0, 1)) for x, y, z in zip(a, b, c, strict=True)],
               f"{target} op_sel")
     check(got[4][:n], [dot2(x, y, z, clamp=True) for x, y, z in zip(a, b, c, strict=True)], f"{target} clamp")
+    if not target.startswith("gfx9"):  # v_dot2_f32_bf16 (GFX11+): the same bits read as bf16 pairs
+        check(got[5][:n], [dot2(x, y, z, bf16=True) for x, y, z in zip(a, b, c, strict=True)], f"{target} bf16")
+        check(got[6][:n], [dot2(x, y, z, neg=(0, 1, 0, 0), bf16=True) for x, y, z in zip(a, b, c, strict=True)],
+              f"{target} bf16 neg_lo")
     assert plain[3] == 0 and 1.0 + 4096.0 * 4096.0 - 4096.0 * 4096.0 == 1.0  # one rounding would give 1.0
 
 

@@ -1267,13 +1267,14 @@ for _w, _s in ((16, "f16"), (32, "f32")):
     semantic(f"v_pk_fma_{_s}")(_pk_float(_fma_of, 3, _w, _FMA_EXACT, _FMA_ADDENDS))
 
 
-@semantic("v_dot2_f32_f16", "v_dot2c_f32_f16", "v_dot2acc_f32_f16")
+@semantic("v_dot2_f32_f16", "v_dot2c_f32_f16", "v_dot2acc_f32_f16", "v_dot2_f32_bf16")
 def v_dot2_f32_f16(ctx, insn):
-    """The two f16 products of packed sources S0 and S1 (exact in f32) added to an f32 accumulator (S2, or D for
-    the VOP2 `c`/`acc` forms) in the order and precision the ISA's pseudocode gives: tmp = S2; tmp += lo * lo;
-    tmp += hi * hi, each sum rounded to f32 (nearest even). op_sel/op_sel_hi pick the halves, neg_lo/neg_hi
-    negate them, clamp and the f32 denormal mode apply to the result. Whether the hardware instead rounds the
-    three-term sum once is not documented: docs/emulator.md says which order this is."""
+    """The two f16 (bf16) products of packed sources S0 and S1 (f32 multiplies: exact for f16, for bf16 unless they
+    overflow or underflow) added to an f32 accumulator (S2, or D for the VOP2 `c`/`acc` forms) in the order and
+    precision the ISA's pseudocode gives: tmp = S2; tmp += lo * lo; tmp += hi * hi, each rounded to f32 (nearest
+    even). op_sel/op_sel_hi pick the halves, neg_lo/neg_hi negate them, clamp and the denormal modes (f16's for
+    f16 elements, f32's for bf16 and the result) apply. Whether the hardware instead rounds the three-term sum once
+    is not documented: docs/emulator.md says which order this is."""
     rnd = _rnd(ctx, 32)
     if rnd:
         raise Unsupported(f"{insn.text} (FP_ROUND {rnd}: this operation has no directed rounding here)",
@@ -1281,8 +1282,11 @@ def v_dot2_f32_f16(ctx, insn):
     f = _form(insn)
     if f.mods[0] or f.mods[1]:  # (VOP3P negates halves with neg_lo/neg_hi; a text modifier is some other form)
         raise Unsupported(f"{insn.text} (a source modifier on a packed dot product: not modelled)", insn.address)
+    bf16 = insn.mnemonic.endswith("bf16")
+    if bf16 and any(o.kind is OperandKind.INLINE and isinstance(o.value, float) for o in f.srcs[:2]):
+        raise Unsupported(f"{insn.text} (a float constant as packed bf16: not modelled)", insn.address)
     lanes = ctx.wave.lanes
-    keep16 = _denorm(ctx, 16)[0]
+    keep16 = _denorm(ctx, 32 if bf16 else 16)[0]
     nan_in = np.zeros(lanes, dtype=bool)
     products = []
     for part in (0, 1):
@@ -1290,6 +1294,12 @@ def v_dot2_f32_f16(ctx, insn):
         for i in (0, 1):
             lo, hi = _pk_halves(ctx, f, i, 16)
             u = _apply_negabs(hi if part else lo, set(), 16, _bit(f.neg_hi if part else f.neg_lo, i))
+            if bf16:  # a bf16 is the high half of the f32 with the same value
+                u = u.astype(U32) << U32(16)
+                u = u if keep16 else _flush(u, 32)
+                nan_in |= _is_nan(u, 32)
+                xs.append(_as_float(u, 32))
+                continue
             u = u if keep16 else _flush(u, 16)
             nan_in |= _is_nan(u, 16)
             xs.append(_as_float(u, 16).astype(np.float32))

@@ -217,11 +217,15 @@ def write_vector(w, op, values: np.ndarray, bits: int = 32, mask: np.ndarray | N
 
 
 def write_vector_multi(w, op, dwords: list[np.ndarray], mask: np.ndarray | None = None) -> None:
-    """Write consecutive VGPRs (loads of dwordx2..x4)."""
+    """Write consecutive VGPRs or AccVGPRs (loads of dwordx2..x4)."""
     if mask is None:
         mask = lane_bools(w.exec, w.lanes)
     r = op.register
-    w.ensure_vgprs(r + len(dwords))
-    regs = w.v if op.kind is OperandKind.VGPR else w.a
+    if op.kind is OperandKind.AGPR:  # (gfx90a/gfx942 load straight into AccVGPRs, e.g. MFMA operands at -O0)
+        w.ensure_agprs(r + len(dwords))
+        regs = w.a
+    else:
+        w.ensure_vgprs(r + len(dwords))
+        regs = w.v
     for i, d in enumerate(dwords):
         np.copyto(regs[r + i], d if d.dtype == np.uint32 else d.astype(np.uint32), where=mask)

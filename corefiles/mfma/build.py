@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Rebuild the MFMA test kernels (mfma.hip) for gfx90a and gfx942 with clang-19 and clang-22 at -O0 and -O2.
+"""Rebuild the matrix test kernels: mfma.hip for gfx90a and gfx942, wmma.hip for gfx1100 and gfx1200 in wave32 and
+wave64, with clang-19 and clang-22 at -O0 and -O2.
 
     python3 corefiles/mfma/build.py            # rebuild every object beside this script
     python3 corefiles/mfma/build.py --check    # rebuild into a temp dir and compare the bytes
 
-Objects are named ``mfma-llvm{19,22}-<target>-O{0,2}.co``; the flags are corefiles/oracle/build.py's (header-free
+Objects are named ``mfma-llvm{19,22}-<target>-O{0,2}.co`` and ``wmma-llvm{19,22}-<target>-w{32,64}-O{0,2}.co``; the
+flags are corefiles/oracle/build.py's (header-free
 HIP, fixed -cuid and compilation directory so a rebuild gives the same bytes).
 """
 
@@ -18,17 +20,20 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BUILDS = [(c, t, o) for c in ("19", "22") for t in ("gfx90a", "gfx942") for o in ("O0", "O2")]
+TARGETS = {"gfx90a": (64,), "gfx942": (64,), "gfx1100": (32, 64), "gfx1200": (32, 64)}  # processor -> wave sizes
+BUILDS = [(c, t, w, o) for c in ("19", "22") for t, waves in TARGETS.items() for w in waves for o in ("O0", "O2")]
 
 
 def build_into(dest: Path) -> list[str]:
     made = []
-    for c, t, o in BUILDS:
-        name = f"mfma-llvm{c}-{t}-{o}.co"
-        subprocess.run([f"clang-{c}", "-x", "hip", f"--offload-arch={t}", "-nogpulib", "-nogpuinc",
+    for c, t, w, o in BUILDS:
+        src, name, wave = (("mfma.hip", f"mfma-llvm{c}-{t}-{o}.co", []) if t.startswith("gfx9") else
+                           ("wmma.hip", f"wmma-llvm{c}-{t}-w{w}-{o}.co",
+                            [f"-DWAVE={w}", "-mwavefrontsize64" if w == 64 else "-mno-wavefrontsize64"]))
+        subprocess.run([f"clang-{c}", "-x", "hip", f"--offload-arch={t}", *wave, "-nogpulib", "-nogpuinc",
                         "--cuda-device-only", "--no-gpu-bundle-output", "-cuid=amddbg-mfma", "-g", f"-{o}",
-                        "-ffp-contract=off",
-                        "-fdebug-compilation-dir=/amddbg", "mfma.hip", "-o", str(dest / name)], cwd=HERE, check=True)
+                        "-ffp-contract=off", "-fdebug-compilation-dir=/amddbg", src, "-o", str(dest / name)],
+                       cwd=HERE, check=True)
         made.append(name)
     return made
 

@@ -12,7 +12,12 @@ Arithmetic (deterministic, and written down because the ISA does not say how the
   are summed in binary64 in k order and rounded once to f32 (nearest even);
 - f64: a chain of fused multiply-adds in k order starting from C, each rounded once (nearest even).
 Not modelled (the wave stops with the reason): the CBSZ/ABID/BLGP broadcast fields, neg modifiers, a partial EXEC,
-the xf32, fp8/bf8 and sparse (v_smfmac) forms, and GFX11/12 WMMA.
+the xf32, fp8/bf8 and sparse (v_smfmac) forms.
+
+GFX11/12 WMMA (`v_wmma_f32_16x16x16_f16/bf16`, `v_wmma_i32_16x16x16_iu8`; wave32 and wave64) is the same product
+of one 16x16x16 block with its own placement (`wmma_layout`, also checked against the calculator), in the same
+arithmetic; GFX11 keeps A and B replicated in every half-wave, and copies that differ stop the wave. The f16/bf16
+results, iu4 and the GFX12 sparse forms stop as unsupported.
 """
 
 from __future__ import annotations
@@ -142,6 +147,12 @@ def v_mfma(ctx, insn):
     b = _elements(_rows(w, b_op, a_regs), layout(M, N, K, blocks, bits, "B"), src)
     where = layout(M, N, K, blocks, d_bits, "D")
     c_rows = _rows(w, c_op, d_regs)
+    _finish(w, insn, dst, d_regs, where, out, a, b, c_rows)
+
+
+def _finish(w, insn, dst, d_regs: int, where: tuple, out: str, a: np.ndarray, b: np.ndarray,
+            c_rows: np.ndarray) -> None:
+    """D = C + A x B in the module's arithmetic, written to the destination registers at `where`."""
     if out == "i32":
         c = c_rows[where[0], where[1]].view(np.int32).astype(np.int64)
         d = c + np.einsum("bik,bkj->bij", a, b)
@@ -149,14 +160,14 @@ def v_mfma(ctx, insn):
     elif out == "f32":
         acc = c_rows[where[0], where[1]].view(np.float32).astype(np.float64)
         with np.errstate(all="ignore"):
-            for k in range(K):  # k order, in binary64 (the products are exact)
+            for k in range(a.shape[2]):  # k order, in binary64 (the products are exact)
                 acc = acc + a[:, :, k:k + 1] * b[:, k:k + 1, :]
             bits_out = acc.astype(np.float32).view(np.uint32)
     else:
         from amddbg.emu.semantics.vfloat import _fma_exact
 
         acc = _elements(c_rows, where, "f64")
-        for k in range(K):  # a fused multiply-add per k, in k order
+        for k in range(a.shape[2]):  # a fused multiply-add per k, in k order
             x = np.broadcast_to(a[:, :, k:k + 1], acc.shape).ravel()
             y = np.broadcast_to(b[:, k:k + 1, :], acc.shape).ravel()
             acc = _fma_exact(x, y, acc.ravel(), 64).reshape(acc.shape)
@@ -175,3 +186,78 @@ def v_mfma(ctx, insn):
         rows[where[0], where[1]] = (u & np.uint64(0xFFFFFFFF)).astype(np.uint32)
         rows[where[0] + 1, where[1]] = (u >> np.uint64(32)).astype(np.uint32)
     regs[dst.register:dst.register + d_regs] = rows
+
+
+# ---------------------------------------------------------------------------------------------- GFX11/12 WMMA
+
+_WMMA = {"v_wmma_f32_16x16x16_f16": ("f32", "f16"), "v_wmma_f32_16x16x16_bf16": ("f32", "bf16"),
+         "v_wmma_i32_16x16x16_iu8": ("i32", "i8")}
+
+
+@cache
+def wmma_layout(gfx12: bool, lanes: int, bits: int, matrix: str) -> tuple[np.ndarray, ...]:
+    """(register, lane, low bit) arrays, each (1, 16, 16) indexed like `layout`'s, of a 16x16x16 WMMA's A, B or D
+    (for GFX11's replicated A and B, the copy in lanes 0-15; the others are 16 lanes further each).
+
+    GFX11: row i (column j) of A (B) whole in lane i (j), k packed low to high; D row pairs (wave64: quads) share
+    a register, alternate half-waves. GFX12 wave32: each lane holds half a row, 64-bit chunks of k alternating
+    between lanes i and i + 16; D row i % 8 is the register, i // 8 the half-wave. GFX12 wave64 is the wave32
+    placement with the upper half of each lane's registers moved 32 lanes up."""
+    i, j = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+    if matrix == "D":
+        if not gfx12:
+            g = lanes // 16
+            return (i // g)[None], (j + 16 * (i % g))[None], np.zeros_like(i)[None]
+        reg, lane = i % 8, j + 16 * (i // 8)
+        if lanes == 64:
+            reg, lane = reg % 4, lane + 32 * (reg // 4)
+        return reg[None], lane[None], np.zeros_like(i)[None]
+    row, k = (i, j) if matrix == "A" else (j, i)  # A[i][k], B[k][j]
+    if not gfx12:
+        return (k * bits // 32)[None], row[None], (k * bits % 32)[None]
+    ce = 64 // bits
+    c = k // ce
+    e = (c // 2) * ce + k % ce
+    reg, low, lane = e * bits // 32, e * bits % 32, row + 16 * (c % 2)
+    if lanes == 64:
+        half = 8 * bits // 32 // 2
+        reg, lane = reg % half, lane + 32 * (reg // half)
+    return reg[None], lane[None], low[None]
+
+
+@semantic(*_WMMA)
+def v_wmma(ctx, insn):
+    w = ctx.wave
+    out, src = _WMMA[insn.mnemonic]
+    gfx12 = w.family == "gfx12"
+    if w.exec & w.mask != w.mask:
+        raise Unsupported(f"{insn.text} (WMMA with EXEC {w.exec:#x}: only a full EXEC is modelled)", insn.address)
+    text = insn.text
+    signed = (False, False)
+    if src == "i8":  # neg_lo[0]/[1] mark A/B signed
+        m = re.search(r"neg_lo:\[([01]),([01])", text)
+        signed = (m.group(1) == "1", m.group(2) == "1") if m else (False, False)
+        text = re.sub(r" neg_lo:\[[01,]+\]", "", text)
+    if re.search(r"\b(neg_lo|neg_hi|op_sel|op_sel_hi|index_key|clamp)\b", text):
+        raise Unsupported(f"{insn.text} (WMMA modifiers: not modelled)", insn.address)
+    dst, a_op, b_op, c_op = insn.operands[:4]
+    bits = _BITS["f16" if src == "f16" else src]
+    ab_regs = 16 * bits // 32 if not gfx12 else 256 * bits // 32 // w.lanes
+    d_regs = 256 // w.lanes
+    # (register counts come from the wave size, not the operands: a disassembler that does not know the wave size
+    # prints wave32 widths, as llvm-objdump does for wave64 code)
+    mats = []
+    for op, which, sgn in ((a_op, "A", signed[0]), (b_op, "B", signed[1])):
+        rows = _rows(w, op, ab_regs)
+        where = wmma_layout(gfx12, w.lanes, bits, which)
+        vals = _elements(rows, where, src)
+        if src == "i8" and not sgn:
+            vals = vals & 0xFF
+        if not gfx12:  # every half-wave must hold the same copy
+            for t in range(1, w.lanes // 16):
+                if not (rows[:, 16 * t:16 * t + 16] == rows[:, :16]).all():
+                    raise Unsupported(f"{insn.text} ({which} differs between half-waves; GFX11 WMMA reads it "
+                                      "replicated)", insn.address)
+        mats.append(vals)
+    where = wmma_layout(gfx12, w.lanes, 32, "D")
+    _finish(w, insn, dst, d_regs, where, out, mats[0], mats[1], _rows(w, c_op, d_regs))

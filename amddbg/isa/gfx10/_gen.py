@@ -540,8 +540,11 @@ def modifier_flags(gen: str, tables: dict) -> None:
             m = (1 << n) - 1
             if enc == "VOP3P":
                 base.update(opsel_hi=3, opsel_hi2=1)
+                # (neg_lo also on A and B alone: the integer WMMA forms take it there only, as signedness, and
+                # LLVM rejects the encoding with a bit for C)
                 defs = (("os", {"opsel": m}, "op_sel:"), ("osh", {"opsel_hi": 0, "opsel_hi2": 0}, "op_sel_hi:"),
-                        ("nl", {"neg": m}, "neg_lo:"), ("nh", {"neg_hi": m}, "neg_hi:"))
+                        ("nl", {"neg": m}, "neg_lo:"), ("nl", {"neg": m & 3}, "neg_lo:"),
+                        ("nh", {"neg_hi": m}, "neg_hi:"))
             else:
                 defs = (("os", {"opsel": m | 8}, "op_sel:"), ("os", {"opsel": m}, "op_sel:"),
                         ("os", {"opsel": 1}, "op_sel:"),

@@ -917,9 +917,7 @@ class Decoder:
                 suffix += arr("op_sel", opsel)
             if (opsel_hi & mask) != mask and e.get("osh"):
                 suffix += arr("op_sel_hi", opsel_hi)
-            # (the integer WMMA forms take neg_lo only on A and B, as signedness: the table's all-sources probe
-            # was rejected for them, but LLVM prints the bits they do have)
-            if f["neg"] & mask and (e.get("nl") or mn.startswith(("v_wmma_i32", "v_swmmac_i32"))):
+            if f["neg"] & mask and e.get("nl"):
                 suffix += arr("neg_lo", f["neg"])
             if f["neg_hi"] & mask and e.get("nh"):
                 suffix += arr("neg_hi", f["neg_hi"])

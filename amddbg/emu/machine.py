@@ -669,7 +669,7 @@ class Machine:
         """Up to `n` instructions of `w` while it stays ready (the scheduler's hot path: the lookups are hoisted
         out of the loop). Returns how many were stepped, as `run` counts them: an instruction that ends, faults
         or traps the wave counts, and so does a PC outside the code, which faults it."""
-        plans = self._plans if not w.mode >> 27 or not index_mode(w) else IndexedPlans(self, w)
+        plans = IndexedPlans(self, w) if index_mode(w) else self._plans
         ctx = self._ctx  # one context, reset per instruction (semantics never keep it)
         ctx.wave = w
         issue = self._issue

@@ -241,7 +241,7 @@ def v_wmma(ctx, insn):
     if re.search(r"\b(neg_lo|neg_hi|op_sel|op_sel_hi|index_key|clamp)\b", text):
         raise Unsupported(f"{insn.text} (WMMA modifiers: not modelled)", insn.address)
     dst, a_op, b_op, c_op = insn.operands[:4]
-    bits = _BITS["f16" if src == "f16" else src]
+    bits = _BITS[src]
     ab_regs = 16 * bits // 32 if not gfx12 else 256 * bits // 32 // w.lanes
     d_regs = 256 // w.lanes
     # (register counts come from the wave size, not the operands: a disassembler that does not know the wave size

@@ -298,7 +298,7 @@ def v_movrel(ctx, insn):
         dk, sk = m0 >> 16 & 0x3FF, m0 & 0x3FF
     else:
         dk = m0 if mn in ("v_movreld_b32", "v_movrelsd_b32") else 0
-        sk = m0 if mn in ("v_movrels_b32", "v_movrelsd_b32", "v_movrelsd_2_b32") else 0
+        sk = m0 if mn in ("v_movrels_b32", "v_movrelsd_b32") else 0
     n = w.v.shape[0]
     dreg = d.register + dk if d.kind is OperandKind.VGPR else None
     if dreg is None or dreg >= n or (s.kind is OperandKind.VGPR and s.register + sk >= n):

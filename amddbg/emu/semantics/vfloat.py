@@ -1286,7 +1286,7 @@ def v_dot2_f32_f16(ctx, insn):
     if bf16 and any(o.kind is OperandKind.INLINE and isinstance(o.value, float) for o in f.srcs[:2]):
         raise Unsupported(f"{insn.text} (a float constant as packed bf16: not modelled)", insn.address)
     lanes = ctx.wave.lanes
-    keep16 = _denorm(ctx, 32 if bf16 else 16)[0]
+    keep_in = _denorm(ctx, 32 if bf16 else 16)[0]
     nan_in = np.zeros(lanes, dtype=bool)
     products = []
     for part in (0, 1):
@@ -1296,11 +1296,11 @@ def v_dot2_f32_f16(ctx, insn):
             u = _apply_negabs(hi if part else lo, set(), 16, _bit(f.neg_hi if part else f.neg_lo, i))
             if bf16:  # a bf16 is the high half of the f32 with the same value
                 u = u.astype(U32) << U32(16)
-                u = u if keep16 else _flush(u, 32)
+                u = u if keep_in else _flush(u, 32)
                 nan_in |= _is_nan(u, 32)
                 xs.append(_as_float(u, 32))
                 continue
-            u = u if keep16 else _flush(u, 16)
+            u = u if keep_in else _flush(u, 16)
             nan_in |= _is_nan(u, 16)
             xs.append(_as_float(u, 16).astype(np.float32))
         with fp_errstate(all="ignore"):

@@ -3,14 +3,16 @@
 
 Why bodies and not whole files: every kernel shares the same frame (kernel descriptor, metadata, two buffer
 arguments), which differs per target; each `<case>.<family>.s` holds only the instructions that matter, and this
-script puts them in the frame for each target of that family, then assembles and links with the LLVM 22 tools:
+script puts them in the frame for each target of that family (`<case>.gfx11+12.s`: of both families), then assembles
+and links with the LLVM 22 tools:
 
     llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=<target> -filetype=obj k.s -o k.o && ld.lld-22 -shared k.o -o k.co
 
 Frame contract (what a body may rely on): kernel `<case>(const uint *in, uint *out)`, one wave (64 lanes on GFX9,
 32 on GFX11/12); s[4:5] = in, s[6:7] = out, v0 = lane id, v1 = lane id * 4 (GFX9: s[2:3] = out + 4096 for
 slots 16..31, past the 12-bit offset). Macros: `LD vN, k` loads input slot k
-(in[k * lanes + lane]) and waits; `ST vN, k` stores output slot k (out[k * lanes + lane]). Every body ends with the
+(in[k * lanes + lane]) and waits; `ST vN, k` stores output slot k (out[k * lanes + lane]); GFX11/12 `WAIT_MSG`
+waits for a message reply (s_sendmsg_rtn). Every body ends with the
 frame's s_endpgm. Registers v2..v63 and s8..s31 are free; MODE starts with denormals kept (3/3), IEEE and DX10
 clamp on (GFX9/11), round to nearest even.
 
@@ -48,6 +50,9 @@ _GFX11_MACROS = """\
 .macro ST src, slot
   global_store_b32 v1, \\src, s[6:7] offset:(\\slot)*128
 .endm
+.macro WAIT_MSG
+  s_waitcnt lgkmcnt(0)
+.endm
 """
 _GFX12_MACROS = """\
 .macro LD dst, slot
@@ -56,6 +61,9 @@ _GFX12_MACROS = """\
 .endm
 .macro ST src, slot
   global_store_b32 v1, \\src, s[6:7] offset:(\\slot)*128
+.endm
+.macro WAIT_MSG
+  s_wait_kmcnt 0
 .endm
 """
 _PROLOGUE = {
@@ -122,9 +130,10 @@ def frame(body: str, family: str, target: str, name: str) -> str:
 
 
 def build(src: Path) -> list[Path]:
-    case, family = src.name[: -len(".s")].rsplit(".", 1)
+    case, families = src.name[: -len(".s")].rsplit(".", 1)
     out = []
-    for target in TARGETS[family]:
+    for family, target in ((f, t) for f in families.replace("gfx11+12", "gfx11+gfx12").split("+")
+                           for t in TARGETS[f]):
         co = HERE / f"{case}-{target}.co"
         with tempfile.TemporaryDirectory() as tmp:
             s = Path(tmp) / f"{case}.s"

@@ -17,9 +17,9 @@
   v_permlanex16_b32 v5, v2, s8, s9
   ST v5, 4
   s_sendmsg_rtn_b64 s[10:11], sendmsg(MSG_RTN_GET_REALTIME)
-  s_waitcnt lgkmcnt(0)
+  WAIT_MSG
   s_sendmsg_rtn_b64 s[12:13], sendmsg(MSG_RTN_GET_REALTIME)
-  s_waitcnt lgkmcnt(0)
+  WAIT_MSG
   s_sub_u32 s14, s12, s10                // a later reading is larger
   s_cselect_b32 s15, 0, 1                // no borrow
   v_mov_b32 v5, s15

@@ -219,10 +219,9 @@ def _restore(m: Machine, w: Wave, snap: tuple) -> None:
     w.s = list(s)
 
 
-def _run(m: Machine, w: Wave, insn, quick: bool, monkeypatch) -> tuple:
-    if not quick:
-        monkeypatch.setattr(mem, "_vmem_quick", lambda *a: False)
-        monkeypatch.setattr(mem, "_buffer_quick", lambda *a: False)
+def _run(m: Machine, w: Wave, insn, monkeypatch) -> tuple:
+    """Execute `insn` on `w` (with whatever `mem` functions the caller patched, undone afterwards); (outcome,
+    MemOps, state snapshot)."""
     ctx = Ctx(w, m)
     try:
         with np.errstate(all="ignore"):
@@ -236,6 +235,31 @@ def _run(m: Machine, w: Wave, insn, quick: bool, monkeypatch) -> tuple:
         monkeypatch.undo()
     ops = [(op.kind, op.space, op.addresses, op.size, op.policy, op.op) for op in ctx.memops]
     return outcome, ops, _snapshot(m, w)
+
+
+def _both_ways(m: Machine, w: Wave, insn, quick: str, monkeypatch, taken: dict, trial: int) -> None:
+    """Run `insn` from the same state with mem.<quick> refusing (the general path) and as it is, and require the
+    same outcome, MemOps and state; count which way the quick path went."""
+    before = _snapshot(m, w)
+    monkeypatch.setattr(mem, quick, lambda *a: False)
+    general = _run(m, w, insn, monkeypatch)
+    _restore(m, w, before)
+    calls = []
+    real = getattr(mem, quick)
+
+    def spy(*a):
+        r = real(*a)
+        calls.append(r)
+        return r
+
+    monkeypatch.setattr(mem, quick, spy)
+    got = _run(m, w, insn, monkeypatch)
+    taken["quick" if any(calls) else "general"] += 1
+    assert got[0] == general[0], (insn.text, trial)
+    assert got[1] == general[1], (insn.text, trial)
+    for i, (x, y) in enumerate(zip(got[2], general[2], strict=True)):
+        assert x == y, (insn.text, trial, ["pages", "version", "dirty", "lines", "gl1", "pending", "lds",
+                                           "v", "vshape", "a", "ashape", "s"][i])
 
 
 @pytest.mark.parametrize("name", OBJECTS)
@@ -262,25 +286,7 @@ def test_quick_memory_paths_match_the_general_path(name, monkeypatch):
             full = (1 << lanes) - 1
             w.exec = rng.choice((full, full, rng.getrandbits(lanes) & full or 1, 1 << rng.randrange(lanes),
                                  full & ~1, full >> 1))
-            before = _snapshot(m, w)
-            general = _run(m, w, insn, False, monkeypatch)
-            _restore(m, w, before)
-            calls = []
-            real = mem._vmem_quick if not buffer else mem._buffer_quick
-
-            def spy(*a, real=real, calls=calls):
-                r = real(*a)
-                calls.append(r)
-                return r
-
-            monkeypatch.setattr(mem, "_vmem_quick" if not buffer else "_buffer_quick", spy)
-            got = _run(m, w, insn, True, monkeypatch)
-            taken["quick" if any(calls) else "general"] += 1
-            assert got[0] == general[0], (insn.text, trial)
-            assert got[1] == general[1], (insn.text, trial)
-            for i, (x, y) in enumerate(zip(got[2], general[2], strict=True)):
-                assert x == y, (insn.text, trial, ["pages", "version", "dirty", "lines", "gl1", "pending", "lds",
-                                                   "v", "vshape", "a", "ashape", "s"][i])
+            _both_ways(m, w, insn, "_buffer_quick" if buffer else "_vmem_quick", monkeypatch, taken, trial)
     assert taken["quick"] > 50 and taken["general"] > 20, taken  # both sides are really exercised
 
 
@@ -345,24 +351,5 @@ def test_atomic_quick_path_matches_the_lane_by_lane_path(name, monkeypatch):
                 continue
             full = (1 << lanes) - 1
             w.exec = rng.choice((full, full, rng.getrandbits(lanes) & full or 1, 1 << rng.randrange(lanes), 0))
-            before = _snapshot(m, w)
-            monkeypatch.setattr(mem, "_atomic_quick", lambda *a: False)
-            general = _run(m, w, insn, True, monkeypatch)
-            _restore(m, w, before)
-            calls = []
-            real = mem._atomic_quick
-
-            def spy(*a, real=real, calls=calls):
-                r = real(*a)
-                calls.append(r)
-                return r
-
-            monkeypatch.setattr(mem, "_atomic_quick", spy)
-            got = _run(m, w, insn, True, monkeypatch)
-            taken["quick" if any(calls) else "general"] += 1
-            assert got[0] == general[0], (insn.text, trial)
-            assert got[1] == general[1], (insn.text, trial)
-            for i, (x, y) in enumerate(zip(got[2], general[2], strict=True)):
-                assert x == y, (insn.text, trial, ["pages", "version", "dirty", "lines", "gl1", "pending", "lds",
-                                                   "v", "vshape", "a", "ashape", "s"][i])
+            _both_ways(m, w, insn, "_atomic_quick", monkeypatch, taken, trial)
     assert taken["quick"] > 30 and taken["general"] > 10, taken

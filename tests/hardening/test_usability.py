@@ -98,7 +98,7 @@ def test_kernel_template_name_matches_instantiations():
 
 @pytest.mark.parametrize("out", ["{d}/missing/u.core", "{d}", "/dev/null", "{fifo}"])
 def test_coremerge_output_errors(tmp_path, fifo, out):
-    r = run(["coremerge", HOST, GPU, "-o", out.format(d=tmp_path, fifo=fifo), "-f"], timeout=20)
+    r = run(["coremerge", HOST, GPU, "-o", out.format(d=tmp_path, fifo=fifo), "-f"], timeout=120)
     assert_one_line_error(r)
 
 

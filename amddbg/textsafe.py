@@ -40,11 +40,60 @@ def safe(text: object) -> str:
     return _BAD.sub(_escape, s)
 
 
+# The same set less TAB and LF: what an output sink (a whole line or several) may legitimately hold.
+_BAD_OUT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+
+
+def safe_output(text: object) -> str:
+    """`safe` for text about to be written whole (lines, several lines): TAB and LF are kept.
+
+    The output sinks (the REPL's line writer, `console`) pass everything through this, so a name that
+    some view forgot to escape still cannot reach the terminal raw; views escape names themselves too,
+    because only they know where one name ends (and JSON escapes its own).
+    """
+    s = text if isinstance(text, str) else str(text)
+    if _BAD_OUT.search(s) is None:
+        return s
+    return _BAD_OUT.sub(_escape, s)
+
+
 def rich_text(text: object, style: str = ""):
     """A rich ``Text`` holding `safe(text)`: rich never parses it as markup."""
     from rich.text import Text
 
     return Text(safe(text), style=style)
+
+
+def console(file=None, *, width: int | None = None, stderr: bool = False):
+    """A rich Console for text built from inputs: a `str` handed to its ``print`` is never markup and has
+    its control characters escaped (`safe_output`); rich objects (Text, Table) pass through, so views
+    build their cells with `rich_text`. Colour only on a terminal without NO_COLOR; piped output is as
+    wide as its rows (`width` when given)."""
+    import sys
+
+    from rich.console import Console
+
+    class _SafeConsole(Console):
+        def print(self, *objects, **kw):  # noqa: A003 - rich's name
+            kw.pop("markup", None)
+            objects = tuple(rich_text_lines(o) if isinstance(o, str) else o for o in objects)
+            return super().print(*objects, markup=False, **kw)
+
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    out = file or (sys.stderr if stderr else sys.stdout)
+    tty = out.isatty()
+    return _SafeConsole(file=out, highlight=False, no_color=bool(os.environ.get("NO_COLOR")) or not tty,
+                        width=width if width is not None else (None if tty else 4096))
+
+
+def rich_text_lines(text: object, style: str = ""):
+    """Like `rich_text`, for text that may hold several lines or TABs (`safe_output`)."""
+    from rich.text import Text
+
+    return Text(safe_output(text), style=style)
 
 
 def check_regular(path: str | os.PathLike, *, what: str = "input") -> os.stat_result:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from amddbg.errors import AmddbgError
@@ -57,11 +56,9 @@ def run(args: argparse.Namespace) -> int:
         json.dump(rep.to_json(), sys.stdout)
         sys.stdout.write("\n")
         return 0
-    from rich.console import Console
+    from amddbg.textsafe import console as safe_console
 
-    tty = sys.stdout.isatty()
-    console = Console(highlight=False, no_color=bool(os.environ.get("NO_COLOR")) or not tty,
-                      width=None if tty else 200)
+    console = safe_console(width=None if sys.stdout.isatty() else 200)
     console.print(f"{rep.status}: {rep.reason}", markup=False)
     table, timeline = rich_view(rep)
     console.print(table)

@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
         raise AmddbgError("no core or code object given (usage: amddbg [-batch] [-ex CMD] FILE...)")
     import amddbg
     from amddbg.plugins import load_plugins
-    from amddbg.repl.commands import Debugger, Quit
+    from amddbg.repl.commands import Debugger
+    from amddbg.repl.runline import FAILED, QUIT, run_line
 
     program = amddbg.open(args.files, sysroot=args.sysroot, solib_search_path=args.solib_search_path)
     plugins = load_plugins(files=args.plugin, enabled=not args.no_plugins)
@@ -66,17 +67,10 @@ def run(args: argparse.Namespace) -> int:
     for kind, value in args.commands:
         lines = [value] if kind == "ex" else _read_command_file(value)
         for line in lines:
-            try:
-                dbg.execute(line)
-            except Quit:
+            status = run_line(dbg, line)
+            if status == QUIT:
                 return 1 if failed else 0
-            except AmddbgError as exc:
-                failed = True
-                sys.stdout.flush()
-                print(f"amddbg: error: {safe(exc.user_message())}", file=sys.stderr)
-            except KeyboardInterrupt:
-                failed = True
-                print("Quit", file=sys.stderr)
+            failed |= status == FAILED
     if args.batch:
         return 1 if failed else 0
     if tty:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from amddbg.errors import AmddbgError, UsageError
@@ -57,13 +56,11 @@ def run(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        from rich.console import Console
+        from amddbg.textsafe import console as safe_console
 
-        tty = sys.stdout.isatty()
-        console = Console(highlight=False, no_color=bool(os.environ.get("NO_COLOR")) or not tty,
-                          width=None if tty else 4096)
+        console = safe_console()  # the summary lines quote kernel names: never markup, never raw escapes
         for line in doc["summary"]:
-            console.print(line, markup=False)
+            console.print(line)
         console.print(report.rich())
         outl = doc["outlier_cores"]
         console.print(f"{doc['ordinary_cores']} cores entirely in the majority branches; "

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from amddbg.errors import AmddbgError, NotSupported, Unavailable, UsageError
 from amddbg.repl import render
-from amddbg.textsafe import safe
+from amddbg.textsafe import safe, safe_output
 
 JSON_VERSION = 1
 
@@ -66,7 +66,7 @@ class Debugger:
     def __init__(self, program, *, out: Callable[[str], None] | None = None, json_mode: bool = False,
                  plugins=None) -> None:
         self.program = program
-        self.out = out or print
+        self.out = out or print  # through the `out` property: every line is escaped at the sink
         self.json_mode = json_mode
         self.plugins = plugins
         self.settings = Settings()
@@ -79,6 +79,16 @@ class Debugger:
                 if name not in self.commands:
                     self.commands[name] = Command(name, self._plugin_runner(c), c.help or f"(plugin {c.plugin})",
                                                   complete="expression", plugin=c.plugin)
+
+    @property
+    def out(self) -> Callable[[str], None]:
+        """The line writer. Every line passes `safe_output` on its way out, so a name from an input that
+        a view did not escape still cannot reach the terminal as a control sequence."""
+        return self._out
+
+    @out.setter
+    def out(self, raw: Callable[[str], None]) -> None:
+        self._out = lambda line: raw(safe_output(line))
 
     # -- registration and lookup --------------------------------------------------------------------
     def _register_builtins(self) -> None:

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from amddbg.errors import AmddbgError
-from amddbg.repl.commands import INFO_SUBCOMMANDS, SETTING_KINDS, Debugger, Quit
-from amddbg.textsafe import safe
+from amddbg.repl.commands import INFO_SUBCOMMANDS, SETTING_KINDS, Debugger
+from amddbg.repl.runline import FAILED, QUIT, run_line
 
 PROMPT = "(amddbg) "
 
@@ -195,20 +195,9 @@ def run_command(dbg: Debugger, line: str, pager: Pager) -> bool:
     """Run one line; False when the session should end. Errors print as one line."""
     pager.reset()
     try:
-        dbg.execute(line)
-    except Quit:
-        return False
+        return run_line(dbg, line, passthrough=(_PagerQuit,)) != QUIT
     except _PagerQuit:
         sys.stdout.write("\n")
-    except KeyboardInterrupt:
-        sys.stdout.write("\nQuit\n")
-    except AmddbgError as exc:
-        print(f"amddbg: error: {safe(exc.user_message())}", file=sys.stderr)
-    except RecursionError:
-        print("amddbg: error: expression or command nested too deeply", file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - a bug must not end the session
-        print(f"amddbg: error: internal error ({type(exc).__name__}: {safe(exc)}); rerun with --debug",
-              file=sys.stderr)
     return True
 
 
@@ -245,11 +234,8 @@ def plain_loop(dbg: Debugger, stream) -> int:
     dbg.settings.values["pagination"] = False
     failed = False
     for line in stream:
-        try:
-            dbg.execute(line)
-        except Quit:
+        status = run_line(dbg, line)
+        if status == QUIT:
             break
-        except AmddbgError as exc:
-            failed = True
-            print(f"amddbg: error: {safe(exc.user_message())}", file=sys.stderr)
+        failed |= status == FAILED
     return 1 if failed else 0

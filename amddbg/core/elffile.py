@@ -27,6 +27,69 @@ PN_XNUM = 0xFFFF
 
 _EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
 _PHDR = struct.Struct("<IIQQQQQQ")
+_NHDR = struct.Struct("<III")
+_U32 = struct.Struct("<I")
+
+
+# Without a mapping, a note segment is read into memory whole; real ones are kilobytes to a few MiB.
+NOTE_SEGMENT_MAX = 256 << 20
+
+
+class PreadFile:
+    """The read-only subset of `mmap` the core reader uses (slicing, `len`, the buffer protocol for
+    `struct.unpack_from` through `__getitem__`), served by `os.pread` on a duplicated descriptor.
+
+    Why: mapping a whole 100 GB core needs 100 GB of address space, which a cluster's `ulimit -v`
+    refuses (ENOMEM). Only the bytes a command reads are then read; nothing is mapped.
+    """
+
+    def __init__(self, fd: int, size: int) -> None:
+        self._fd = os.dup(fd)
+        self._size = size
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, step = key.indices(self._size)
+            if step != 1:
+                raise ValueError("PreadFile supports contiguous slices only")
+            return self._pread(start, stop - start) if stop > start else b""
+        i = key + self._size if key < 0 else key
+        if not 0 <= i < self._size:
+            raise IndexError("index out of range")
+        return self._pread(i, 1)[0]
+
+    def _pread(self, offset: int, size: int) -> bytes:
+        chunks = []
+        while size > 0:
+            b = os.pread(self._fd, min(size, 1 << 30), offset)
+            if not b:  # the file shrank under us: what a truncated file shows
+                break
+            chunks.append(b)
+            offset += len(b)
+            size -= len(b)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _map(fd: int, size: int):
+    """The whole file mapped read-only, or a `PreadFile` when the address space will not hold it."""
+    try:
+        return mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+    except (OSError, OverflowError, ValueError):  # ENOMEM under RLIMIT_AS (ulimit -v), 32-bit limits
+        return PreadFile(fd, size)
+
+
+def _unpack(st: struct.Struct, data, offset: int) -> tuple:
+    if isinstance(data, PreadFile):
+        return st.unpack(data[offset : offset + st.size])
+    return st.unpack_from(data, offset)
 
 
 @dataclass(frozen=True)
@@ -62,7 +125,7 @@ class ElfCore:
             self.file_size = os.fstat(fd).st_size
             if self.file_size < _EHDR.size:
                 raise FormatError("file too short for an ELF header", file=self.path, offset=self.file_size)
-            self.data = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+            self.data = _map(fd, self.file_size)
         finally:
             f.close()
         self._parse_header()
@@ -85,7 +148,7 @@ class ElfCore:
             _shentsize,
             _shnum,
             _shstrndx,
-        ) = _EHDR.unpack_from(self.data, 0)
+        ) = _unpack(_EHDR, self.data, 0)
         if ident[:4] != b"\x7fELF":
             raise FormatError("not an ELF file (bad magic)", file=self.path, offset=0)
         if ident[4] != 2:
@@ -100,14 +163,14 @@ class ElfCore:
             raise FormatError(f"bad e_phentsize {phentsize}", file=self.path, offset=54)
         if phnum == PN_XNUM and _shoff and _shoff + 64 <= self.file_size:
             # extended numbering (more than 65534 segments): the count is section header 0's sh_info
-            phnum = struct.unpack_from("<I", self.data, _shoff + 44)[0]
+            phnum = _unpack(_U32, self.data, _shoff + 44)[0]
         self.phdrs: list[Phdr] = []
         for i in range(phnum):
             off = self.e_phoff + i * phentsize
             if off + _PHDR.size > self.file_size:
                 self.warnings.append(f"program header table truncated: {phnum - i} of {phnum} headers missing")
                 break
-            self.phdrs.append(Phdr(i, *_PHDR.unpack_from(self.data, off)))
+            self.phdrs.append(Phdr(i, *_unpack(_PHDR, self.data, off)))
 
     @property
     def is_gpu_core(self) -> bool:
@@ -132,17 +195,26 @@ class ElfCore:
             self.warnings.append(f"note segment {ph.index} truncated by the end of the file")
             end = self.file_size
         pos = start
-        view = memoryview(self.data)
+        if isinstance(self.data, PreadFile):  # no mapping: the segment is read once (its size is checked)
+            if end - start > NOTE_SEGMENT_MAX:
+                self.warnings.append(f"note segment {ph.index} is {end - start} bytes, over the "
+                                     f"{NOTE_SEGMENT_MAX >> 20} MiB read without a mapping; ignored")
+                return out
+            view = memoryview(self.data[start:end] if end > start else b"")
+            rel = start
+        else:
+            view = memoryview(self.data)
+            rel = 0
         while pos + 12 <= end:
-            namesz, descsz, ntype = struct.unpack_from("<III", self.data, pos)
+            namesz, descsz, ntype = _NHDR.unpack_from(view, pos - rel)
             name_off = pos + 12
             desc_off = name_off + ((namesz + 3) & ~3)
             next_pos = desc_off + ((descsz + 3) & ~3)
             if desc_off + descsz > end:
                 self.warnings.append(f"note at file offset {pos:#x} (type {ntype}) runs past its segment; ignored")
                 break
-            name = bytes(self.data[name_off : name_off + namesz]).split(b"\0", 1)[0]
-            out.append(Note(name.decode("latin-1"), ntype, view[desc_off : desc_off + descsz], desc_off))
+            name = bytes(view[name_off - rel : name_off - rel + namesz]).split(b"\0", 1)[0]
+            out.append(Note(name.decode("latin-1"), ntype, view[desc_off - rel : desc_off - rel + descsz], desc_off))
             pos = next_pos
         return out
 

@@ -36,6 +36,8 @@ def run_line(dbg, line: str, *, passthrough: tuple[type[BaseException], ...] = (
         return QUIT
     except passthrough:
         raise
+    except BrokenPipeError:  # output piped into `head` and closed: main() ends quietly
+        raise
     except AmddbgError as exc:
         error(exc.user_message())
     except KeyboardInterrupt:

@@ -52,8 +52,7 @@ def test_core_larger_than_the_address_space_limit(big_core, argv, expect):
 
 def test_pread_reader_gives_the_same_core(big_core):
     """The pread path decodes the same waves as the mapping (the in-process reader, forced)."""
-    from amddbg.core import open_core
-    from amddbg.core import elffile
+    from amddbg.core import elffile, open_core
 
     with open_core(str(CORE)) as mapped:
         want = [(w.pc, w.exec, w.sgprs[:8]) for w in mapped.waves]

@@ -106,6 +106,11 @@ class PluginAPI:
         """Decorator: ``@api.command("mycmd", help="...")`` on ``def f(program, args: str) -> str | None``."""
 
         def deco(func):
+            held = self._manager.commands.get(name)
+            if held is not None and held.plugin != self.plugin:
+                self._manager.warn(f"plugin {self.plugin}'s command {name!r} is not added: plugin {held.plugin} "
+                                   f"registered it first")
+                return func
             self._manager.commands[name] = Command(name, func, help or (func.__doc__ or "").strip(), self.plugin,
                                                    completer)
             return func
@@ -131,6 +136,11 @@ class PluginAPI:
         """
 
         def deco(func):
+            held = self._manager.pretty_printers.get(type_name)
+            if held is not None and held[0] != self.plugin:
+                self._manager.warn(f"plugin {self.plugin}'s pretty-printer for {type_name!r} is not added: plugin "
+                                   f"{held[0]} registered one first")
+                return func
             self._manager.pretty_printers[type_name] = (self.plugin, func)
             return func
 
@@ -149,6 +159,11 @@ class PluginAPI:
         """Decorator: ``@api.output_format("markdown", suffix=".md")`` on ``def f(report: dict) -> str``."""
 
         def deco(func):
+            held = self._manager.formats.get(name)
+            if held is not None and held.plugin != self.plugin:
+                self._manager.warn(f"plugin {self.plugin}'s output format {name!r} is not added: plugin "
+                                   f"{held.plugin} registered it first")
+                return func
             self._manager.formats[name] = OutputFormat(name, func, suffix, self.plugin, help)
             return func
 
@@ -168,19 +183,24 @@ class PluginManager:
         self.annotations: list[tuple[str, Callable]] = []
         self.formats: dict[str, OutputFormat] = {}
         self._report = report or (lambda line: print(line, file=sys.stderr))
+        self._warned: set[str] = set()
 
     # -- discovery --------------------------------------------------------------------------------
     def load(self, *, files: Iterable[str] = (), enabled: bool = True, disabled: Iterable[str] | None = None,
              search_path: str | None = None, entry_points: bool = True) -> PluginManager:
-        """Load every configured plugin. `search_path` defaults to ``$AMDDBG_PLUGIN_PATH``."""
-        if not enabled:
-            return self
+        """Load every configured plugin. `search_path` defaults to ``$AMDDBG_PLUGIN_PATH``.
+
+        ``enabled=False`` (``--no-plugins``) turns discovery off: no entry points, no search path. Files named
+        explicitly (``--plugin FILE``) still load: naming one is the user's choice for this run."""
         off = set(disabled) if disabled is not None else _disabled_from_env()
-        if entry_points:
+        if enabled and entry_points:
             for name, source, loader in _entry_point_candidates():
                 self._load_one(name, source, loader, off)
         path = os.environ.get(PATH_ENV, "") if search_path is None else search_path
-        for folder in [p for p in path.split(os.pathsep) if p]:
+        for folder in [p for p in path.split(os.pathsep) if p] if enabled else []:
+            if not Path(folder).is_dir():
+                self.warn(f"{PATH_ENV} names {folder!r}, which is not a folder: no plugins from it")
+                continue
             for name, file in _folder_candidates(Path(folder)):
                 self._load_one(name, f"path {file}", _file_loader(name, file), off)
         for f in files:
@@ -211,13 +231,23 @@ class PluginManager:
             self._fail(entry, "while loading", exc)
 
     # -- isolation ----------------------------------------------------------------------------------
-    def call(self, plugin: str, func: Callable, *args, default=None, **kwargs):
-        """Run plugin code; on an exception report it once, disable the plugin, and return `default`."""
+    def call(self, plugin: str, func: Callable, *args, default=None, expect: tuple[type, ...] | None = None,
+             what: str = "", **kwargs):
+        """Run plugin code; on an exception report it once, disable the plugin, and return `default`.
+
+        With `expect`, a result of another type is the plugin's error too (reported once naming the plugin and
+        `what` it was asked for, the plugin disabled): a rule that returns a dict or a format that returns None
+        must not become an internal error in the run that called it."""
         entry = self.get(plugin)
         if entry is not None and entry.state != "loaded":
             return default
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            if expect is not None and not isinstance(result, expect):
+                wanted = " or ".join("None" if t is type(None) else t.__name__ for t in expect)
+                raise TypeError(f"{what or getattr(func, '__name__', 'a hook')} returned "
+                                f"{type(result).__name__}, expected {wanted}")
+            return result
         except (Exception, SystemExit) as exc:  # noqa: BLE001
             if entry is None:
                 entry = LoadedPlugin(plugin, "unknown")
@@ -225,6 +255,12 @@ class PluginManager:
             self._fail(entry, "while running", exc)
             self._unregister(plugin)
             return default
+
+    def warn(self, text: str) -> None:
+        """One line on the report channel (stderr by default), said once."""
+        if text not in self._warned:
+            self._warned.add(text)
+            self._report(f"amddbg: warning: {text}")
 
     def _fail(self, entry: LoadedPlugin, when: str, exc: BaseException) -> None:
         text = " ".join(str(exc).split()) or type(exc).__name__
@@ -263,31 +299,74 @@ class PluginManager:
         for rule in list(self.triage_rules):
             if rule.applies_to != applies_to:
                 continue
-            m = self.call(rule.plugin, rule.func, subject)
+            m = self.call(rule.plugin, rule.func, subject, expect=(TriageMatch, type(None)),
+                          what=f"triage rule {rule.name!r}")
             if m is not None:
                 out.append((rule.name, m))
         return out
 
     def pretty(self, type_names: Iterable[str], value) -> str | None:
+        """The first registered printer among `type_names` (normalised: no struct/class tag, no const) that
+        returns text for `value`; None: the built-in format."""
+        from amddbg.dwarf.types import normalize_type_name
+
+        table = {normalize_type_name(k): k for k in self.pretty_printers}
         for t in type_names:
-            entry = self.pretty_printers.get(t)
+            key = table.get(normalize_type_name(t))
+            entry = self.pretty_printers.get(key) if key is not None else None
             if entry is not None:
-                text = self.call(entry[0], entry[1], value)
+                text = self.call(entry[0], entry[1], value, expect=(str, type(None)),
+                                 what=f"pretty-printer for {key!r}")
                 if text is not None:
-                    return str(text)
+                    return text
         return None
+
+    def has_printers(self) -> bool:
+        return bool(self.pretty_printers)
 
     def annotate(self, explanation, program=None) -> list[str]:
         lines: list[str] = []
         for plugin, func in list(self.annotations):
-            got = self.call(plugin, func, explanation, program, default=None)
-            if got:
-                lines.extend(str(x) for x in got)
+            got = self.call(plugin, func, explanation, program, default=None, expect=(list, tuple, type(None)),
+                            what="explain annotation")
+            for x in got or ():
+                if not isinstance(x, str):
+                    self.call(plugin, _raise_type, "explain annotation line", x)
+                    break
+                lines.append(x)
         return lines
 
+    def explanation_lines(self, explanation, program=None) -> list[str]:
+        """What plugins add under an explanation, as text: each matching explanation rule
+        (``rule NAME: PATTERN: ADVICE``) and then the annotations' lines. `explain`, the REPL's `explain` and
+        `triage --explain` print these the same way."""
+        lines = [f"rule {rule}: {m.pattern}: {m.advice}" + (f" ({m.detail})" if m.detail else "")
+                 for rule, m in self.classify(explanation, applies_to="explanation")]
+        return lines + self.annotate(explanation, program)
+
+    def render_format(self, name: str, report: dict) -> str | None:
+        """Output format `name` applied to a report; None (reported, plugin disabled) when it fails or
+        returns something other than text."""
+        fmt = self.formats[name]
+        return self.call(fmt.plugin, fmt.func, report, default=None, expect=(str,), what=f"output format {name!r}")
+
+    def registered(self, plugin: str) -> list[str]:
+        """What `plugin` registered and still holds, as `info plugins` lists it ("command hello", ...)."""
+        out = [f"command {c.name}" for c in self.commands.values() if c.plugin == plugin]
+        out += [f"pretty-printer {t}" for t, (p, _) in self.pretty_printers.items() if p == plugin]
+        out += [f"triage rule {r.name} ({r.applies_to})" for r in self.triage_rules if r.plugin == plugin]
+        out += ["explain annotation" for p, _ in self.annotations if p == plugin]
+        out += [f"output format {f.name}" for f in self.formats.values() if f.plugin == plugin]
+        return out
+
     def rows(self) -> list[dict]:
-        """`info plugins`: one row per plugin seen, loaded or not."""
-        return [{"name": p.name, "state": p.state, "source": p.source, "error": p.error} for p in self.plugins]
+        """`info plugins`: one row per plugin seen, loaded or not, with what it registered."""
+        return [{"name": p.name, "state": p.state, "source": p.source, "error": p.error,
+                 "registered": self.registered(p.name) if p.state == "loaded" else []} for p in self.plugins]
+
+
+def _raise_type(what: str, got) -> None:
+    raise TypeError(f"{what} is {type(got).__name__}, expected str")
 
 
 def _disabled_from_env() -> set[str]:

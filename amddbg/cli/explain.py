@@ -19,18 +19,29 @@ def add_parser(p: argparse.ArgumentParser) -> None:
                         "mem:ADDRESS=VALUE[:TYPE], barrier-count:N, skip-barrier@FILE:LINE (repeatable)")
     p.add_argument("--sysroot", metavar="DIR")
     p.add_argument("--solib-search-path", metavar="PATH")
+    p.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
+                   help="load a plugin file (its explain annotations and explanation rules are shown)")
+    p.add_argument("--no-plugins", action="store_true",
+                   help="load no installed or AMDDBG_PLUGIN_PATH plugins (files named with --plugin still load)")
 
 
 def run(args: argparse.Namespace) -> int:
     import amddbg
+    from amddbg.plugins import load_plugins
     from amddbg.replay.explain import explain_program
     from amddbg.replay.replay import Assumption
     from amddbg.textsafe import safe
 
     prog = amddbg.open(args.files, sysroot=args.sysroot, solib_search_path=args.solib_search_path)
     exp = explain_program(prog, dispatch=args.dispatch, assume=[Assumption.parse(a) for a in args.assume])
+    plugins = load_plugins(files=args.plugin, enabled=not args.no_plugins)
     if args.json:
-        json.dump(exp.to_json(), sys.stdout, indent=1)
+        doc = exp.to_json()
+        if plugins.plugins:
+            doc["plugins"] = {"matches": [{"rule": rule, "pattern": m.pattern, "advice": m.advice, "detail": m.detail}
+                                          for rule, m in plugins.classify(exp, applies_to="explanation")],
+                              "annotations": plugins.annotate(exp, prog)}
+        json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return exp.exit_code
     print(f"verdict: {exp.verdict}")
@@ -41,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {loc['role']}: {safe(loc.get('function') or '??')} at {safe(where)}")
     for a in exp.replay.get("assumed", []):
         print(f"  assumed: {safe(a)}")
+    for line in plugins.explanation_lines(exp, prog):
+        print(f"  {safe(line)}")
     r = exp.replay
     print(f"({r.get('method')}; {r.get('wave_instructions', 0)} wave-instructions replayed in {r.get('seconds', 0)} s)")
     return exp.exit_code

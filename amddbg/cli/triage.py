@@ -47,8 +47,7 @@ def run(args: argparse.Namespace) -> int:
             raise AmddbgError(f"{args.dot}: cannot write: {exc.strerror}") from None
     doc = report.document()
     if args.format:
-        fmt = plugins.formats[args.format]
-        text = plugins.call(fmt.plugin, fmt.func, doc, default=None)
+        text = plugins.render_format(args.format, doc)
         if text is None:
             raise AmddbgError(f"--format {args.format}: the plugin failed (see the warning above)")
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

@@ -42,6 +42,20 @@ class Member:
     bit_offset: int | None = None  # from the start of the member's storage (DW_AT_data_bit_offset)
 
 
+def normalize_type_name(name: str) -> str:
+    """`struct Particle`, `const Particle`, `Particle` -> `Particle`: the form value printers are matched in, so
+    one registered as "Particle" matches C's `struct Particle` and C++'s `Particle`, const or not."""
+    text = " ".join(name.split())
+    changed = True
+    while changed:
+        changed = False
+        for word in ("const ", "volatile ", "struct ", "class ", "union ", "enum "):
+            if text.startswith(word):
+                text = text[len(word):]
+                changed = True
+    return text
+
+
 class Type:
     """A type DIE with derived facts. ``Type(None)`` is void."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
 
 from amddbg.dwarf import constants as C
 from amddbg.dwarf.types import Type
@@ -19,6 +20,8 @@ OPTIMIZED_OUT = "<optimized out>"
 UNAVAILABLE = "<unavailable>"
 REPEAT_THRESHOLD = 10
 MAX_ELEMENTS = 200
+# A value printer asked before the built-in format: (type, bytes) -> text, or None for the built-in one.
+Printer = Callable[[Type, bytes], "str | None"]
 
 
 def _float(data: bytes) -> str:
@@ -49,8 +52,17 @@ def _int(data: bytes, signed: bool) -> int:
     return int.from_bytes(data, "little", signed=signed)
 
 
-def format_value(t: Type, data: bytes) -> str:
-    """Format ``data`` (the object's bytes, little-endian) as a value of type ``t``."""
+def format_value(t: Type, data: bytes, printer: Printer | None = None) -> str:
+    """Format ``data`` (the object's bytes, little-endian) as a value of type ``t``.
+
+    `printer(type, data) -> str | None` is asked first at every level (the value, each member, each element):
+    this is how a plugin's pretty-printer for a struct shows inside an array or another struct. None falls back
+    to the built-in format.
+    """
+    if printer is not None:
+        text = printer(t, data)
+        if text is not None:
+            return text
     s = t.strip()
     k = s.kind
     if k == "void":
@@ -92,7 +104,7 @@ def format_value(t: Type, data: bytes) -> str:
         dims = s.dims
         if esz is None or not dims or dims[0] is None:
             return "{...}"
-        return _fmt_array_of(el, data, dims)
+        return _fmt_array_of(el, data, dims, printer)
     if k in ("struct", "class", "union"):
         parts = []
         for m in s.members:
@@ -112,17 +124,17 @@ def format_value(t: Type, data: bytes) -> str:
             if len(chunk) < msz:
                 parts.append(f"{m.name} = {UNAVAILABLE}")
                 continue
-            parts.append(f"{m.name} = {format_value(m.type, chunk)}")
+            parts.append(f"{m.name} = {format_value(m.type, chunk, printer)}")
         return "{" + ", ".join(parts) + "}"
     return "0x" + data[::-1].hex()
 
 
-def _fmt_array_of(el: Type, data: bytes, dims: list) -> str:
+def _fmt_array_of(el: Type, data: bytes, dims: list, printer: Printer | None = None) -> str:
     n = dims[0] or 0
     esz = el.size or 0
     if len(dims) > 1:
-        return format_value_array_nested(el, data, dims)
-    items = [format_value(el, data[i * esz:(i + 1) * esz]) for i in range(min(n, MAX_ELEMENTS))]
+        return format_value_array_nested(el, data, dims, printer)
+    items = [format_value(el, data[i * esz:(i + 1) * esz], printer) for i in range(min(n, MAX_ELEMENTS))]
     out = []
     i = 0
     while i < len(items):
@@ -140,12 +152,12 @@ def _fmt_array_of(el: Type, data: bytes, dims: list) -> str:
     return "{" + ", ".join(out) + "}"
 
 
-def format_value_array_nested(el: Type, data: bytes, dims: list) -> str:
+def format_value_array_nested(el: Type, data: bytes, dims: list, printer: Printer | None = None) -> str:
     n_inner = 1
     for d in dims[1:]:
         n_inner *= d or 0
     sub = (el.size or 0) * n_inner
-    return "{" + ", ".join(_fmt_array_of(el, data[i * sub:(i + 1) * sub], dims[1:])
+    return "{" + ", ".join(_fmt_array_of(el, data[i * sub:(i + 1) * sub], dims[1:], printer)
                            for i in range(dims[0] or 0)) + "}"
 
 

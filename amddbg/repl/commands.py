@@ -75,10 +75,35 @@ class Debugger:
         self.commands: dict[str, Command] = {}
         self._register_builtins()
         if plugins is not None:
-            for name, c in plugins.commands.items():
-                if name not in self.commands:
-                    self.commands[name] = Command(name, self._plugin_runner(c), c.help or f"(plugin {c.plugin})",
-                                                  complete="expression", plugin=c.plugin)
+            self._add_plugin_commands()
+
+    def _add_plugin_commands(self) -> None:
+        """Plugin commands join the table unless a built-in has the name or would answer to it (an alias, or an
+        abbreviation: `p`, `bt`, `inf`): built-ins win, and the user is told which plugin lost which name."""
+        for name, c in self.plugins.commands.items():
+            builtin = self._builtin_answering(name)
+            if builtin is not None:
+                self.plugins.warn(f"plugin {c.plugin}'s command {name!r} is not added: the built-in command "
+                                  f"{builtin!r} answers to that name")
+                continue
+            self.commands[name] = Command(name, self._plugin_runner(c), c.help or f"(plugin {c.plugin})",
+                                          complete="expression", plugin=c.plugin)
+
+    def _builtin_answering(self, word: str) -> str | None:
+        for c in self.commands.values():
+            if c.plugin is None and (c.name == word or word in c.aliases or c.name.startswith(word)):
+                return c.name
+        return None
+
+    def _drop_disabled_plugin_commands(self) -> None:
+        """A plugin that failed (in a command, a printer, a rule) loses its commands: they leave `help` and
+        completion, and typing one says it is unknown rather than doing nothing."""
+        if self.plugins is None:
+            return
+        gone = [n for n, c in self.commands.items() if c.plugin is not None and self.plugins.get(c.plugin) is not None
+                and self.plugins.get(c.plugin).state != "loaded"]
+        for n in gone:
+            del self.commands[n]
 
     @property
     def out(self) -> Callable[[str], None]:
@@ -136,12 +161,33 @@ class Debugger:
 
     def _plugin_runner(self, c):
         def run(args: str) -> None:
-            result = self.plugins.call(c.plugin, c.func, self.program, args)
+            result = self.plugins.call(c.plugin, c.func, self.program, args, expect=(str, type(None)),
+                                       what=f"command {c.name!r}")
             if result is not None:
-                for line in str(result).splitlines():
+                for line in safe(result).splitlines():
                     self.out(line)
 
         return run
+
+    def _value_printer(self):
+        """The plugins' pretty-printers as the session's value printer (None when no plugin registered one)."""
+        if self.plugins is None or not self.plugins.has_printers():
+            return None
+        from amddbg.session.values import ValueView, printer_type_names
+
+        program = self.program
+
+        def read(space: str, address: int, size: int, lane: int | None) -> bytes:
+            return program.read(space, address, size, lane=lane)
+
+        def hook(value) -> str | None:
+            names = printer_type_names(value.type)
+            if not names:
+                return None
+            text = self.plugins.pretty(names, ValueView(value, read))
+            return safe(text) if text is not None else None
+
+        return hook
 
     def resolve(self, word: str) -> Command:
         if word in self.commands:
@@ -171,8 +217,20 @@ class Debugger:
         elif rest.startswith("/"):
             fm = re.match(r"(/\S*)(.*)", rest)
             suffix, rest = fm.group(1), fm.group(2)
+        self._drop_disabled_plugin_commands()
         cmd = self.resolve(word)
-        cmd.func((suffix + " " + rest.strip()).strip() if suffix else rest.strip())
+        hook = self._value_printer()
+        if hook is None:
+            cmd.func((suffix + " " + rest.strip()).strip() if suffix else rest.strip())
+            return
+        from amddbg.session.values import reset_printer, use_printer
+
+        token = use_printer(hook)
+        try:
+            cmd.func((suffix + " " + rest.strip()).strip() if suffix else rest.strip())
+        finally:
+            reset_printer(token)
+            self._drop_disabled_plugin_commands()
 
     # -- helpers ------------------------------------------------------------------------------------------
     def emit_json(self, doc: dict) -> None:
@@ -206,6 +264,7 @@ class Debugger:
             if c.name == "info":
                 self.out("info subcommands: " + ", ".join(sorted(INFO_SUBCOMMANDS)))
             return
+        self._drop_disabled_plugin_commands()
         self.out("List of commands:")
         self.out("")
         for name in sorted(self.commands):
@@ -584,6 +643,8 @@ class Debugger:
         for r in rows:
             extra = f"  ({r['error']})" if r["error"] else ""
             self.out(f"{safe(r['name']):<{width}}{r['state']:<10}{safe(r['source'])}{safe(extra)}")
+            if r["registered"]:
+                self.out(f"{'':<{width}}registered: {safe(', '.join(r['registered']))}")
 
     def info_barriers(self, args: str) -> None:
         try:

@@ -36,7 +36,7 @@ def run_explain(dbg, args: str) -> None:
     for a in exp.replay.get("assumed", []):
         dbg.out(f"  assumed: {safe(a)}")
     if dbg.plugins is not None:
-        for line in dbg.plugins.annotate(exp, dbg.program):
+        for line in dbg.plugins.explanation_lines(exp, dbg.program):
             dbg.out(f"  {safe(line)}")
 
 

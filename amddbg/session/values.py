@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
+from amddbg.dwarf.types import normalize_type_name
 from amddbg.dwarf.values import OPTIMIZED_OUT, UNAVAILABLE, format_value
-from amddbg.errors import UsageError
+from amddbg.errors import AmddbgError, UsageError
 
 FORMATS = "xduotcfazs"
 
@@ -189,6 +192,9 @@ class Value:
         t = self.type
         if self.data is None or isinstance(t, CType) or t is None or scalar_kind(t) != "aggregate":
             return self.format(fmt)
+        printed = self._printed() if fmt in (None, "") else None
+        if printed is not None:
+            return printed
         s = t.strip()
         if s.kind not in ("struct", "union", "class"):
             return self.format(fmt)
@@ -214,7 +220,40 @@ class Value:
         k = scalar_kind(t)
         if k == "pointer":
             return _format_pointer(t, int.from_bytes(data, "little"))
-        return format_value(t, data)
+        return format_value(t, data, self._printer())
+
+    def _printer(self, *, skip_self: bool = False):
+        """The installed value printer as `format_value` asks it, at this value and inside it (members and
+        elements get this value's lane and address space; a member's address is this value's plus its offset
+        only at the top, where it is known)."""
+        hook = _PRINTER.get()
+        if hook is None:
+            return None
+        top = [skip_self]
+
+        def ask(ty, data):
+            if top[0]:
+                top[0] = False
+                return None
+            at_top = ty is self.type and data is self.data
+            return hook(Value(ty, data, lane=self.lane, address=self.address if at_top else None,
+                              space=self.space))
+
+        return ask
+
+    def _printed(self) -> str | None:
+        ask = self._printer()
+        return ask(self.type, self.data) if ask is not None else None
+
+    def format_builtin(self) -> str:
+        """The built-in format of this value (a printer installed for its own type is not asked; printers for
+        the types inside it still are): what a pretty-printer calls to wrap or fall back."""
+        if self.data is None:
+            return self.error or UNAVAILABLE
+        t = self.type
+        if isinstance(t, CType) or t is None or scalar_kind(t) == "pointer":
+            return self._natural()
+        return format_value(t, self.data, self._printer(skip_self=True))
 
     def _formatted(self, fmt: str) -> str:
         k = scalar_kind(self.type)
@@ -395,3 +434,134 @@ def pointer_to(target, space: str | None = None) -> CType:
     base = type_name(target)
     q = f" {space}" if space and space not in ("generic",) else ""
     return CType(f"{base}{q} *", "pointer", 8, False, target, space)
+
+
+# -- value printers (plugins' pretty-printers) ------------------------------------------------------------------
+# The views install one printer for the commands they run (`use_printer`); every display of a value goes through
+# `Value.format`/`Value.pretty`, so print, info locals/args, bt full, print -lane all and their JSON all show it.
+_PRINTER: ContextVar[Callable[[Value], str | None] | None] = ContextVar("amddbg_value_printer", default=None)
+
+
+def use_printer(func: Callable[[Value], str | None] | None) -> Token:
+    """Install `func(value) -> str | None` as the value printer of this context; returns the token that
+    `reset_printer` takes to restore the previous one."""
+    return _PRINTER.set(func)
+
+
+def reset_printer(token: Token) -> None:
+    _PRINTER.reset(token)
+
+
+def printer_type_names(t) -> list[str]:
+    """Names to match printers against, outermost first: each typedef's name before the type it names (gdb's
+    order), down to the structural type; qualifiers and struct/class/union tags removed."""
+    out: list[str] = []
+    seen = 0
+    while t is not None and seen < 32:  # a typedef chain, bounded against cyclic DWARF
+        seen += 1
+        name = getattr(t, "name", None)
+        if name:
+            n = normalize_type_name(name)
+            if n and n not in out:
+                out.append(n)
+        kind = getattr(t, "kind", None)
+        if kind not in ("typedef", "const", "volatile", "atomic", "restrict"):
+            break
+        t = t.target
+    return out
+
+
+class ValueView:
+    """What a pretty-printer receives: one lane's value, read-only.
+
+    ``type_name`` (as amddbg prints it), ``kind`` (struct, array, base, pointer, ...), ``size``, ``lane`` (None
+    for a wave-uniform value), ``address`` and ``space`` (an lvalue in memory; None otherwise), ``data`` (its
+    bytes), ``fields`` (member names); ``view["pos"]`` / ``view[3]`` give a member or an element as a view;
+    ``int()``, ``float()``, ``python()`` convert scalars; ``default()`` is the built-in text; ``read(address,
+    size, space="global")`` reads memory of the program (per lane for private memory).
+    """
+
+    def __init__(self, value: Value, read: Callable[[str, int, int, int | None], bytes] | None = None) -> None:
+        self._value = value
+        self._read = read
+
+    @property
+    def type_name(self) -> str:
+        return type_name(self._value.type)
+
+    @property
+    def kind(self) -> str:
+        t = self._value.type
+        if isinstance(t, CType):
+            return t.kind
+        return t.strip().kind if t is not None else "void"
+
+    @property
+    def size(self) -> int:
+        return len(self._value.data or b"")
+
+    @property
+    def lane(self) -> int | None:
+        return self._value.lane
+
+    @property
+    def address(self) -> int | None:
+        return self._value.address
+
+    @property
+    def space(self) -> str | None:
+        return self._value.space
+
+    @property
+    def data(self) -> bytes:
+        return self._value._need()
+
+    @property
+    def fields(self) -> list[str]:
+        t = self._value.type
+        if isinstance(t, CType) or t is None or t.strip().kind not in ("struct", "class", "union"):
+            return []
+        return [m.name for m in t.strip().members if m.name]
+
+    def __getitem__(self, key: str | int) -> ValueView:
+        v = self._value
+        t = v.type.strip() if v.type is not None and not isinstance(v.type, CType) else None
+        data = v._need()
+        if isinstance(key, str):
+            if t is None or t.kind not in ("struct", "class", "union"):
+                raise KeyError(f"{self.type_name} has no members")
+            for m in t.members:
+                if m.name == key and m.offset is not None:
+                    size = type_size(m.type)
+                    addr = v.address + m.offset if v.address is not None else None
+                    return ValueView(Value(m.type, data[m.offset:m.offset + size], lane=v.lane, address=addr,
+                                           space=v.space), self._read)
+            raise KeyError(f"{self.type_name} has no member {key!r}")
+        if t is None or t.kind != "array":
+            raise KeyError(f"{self.type_name} is not an array")
+        esz = type_size(t.target)
+        if not 0 <= key < (len(data) // esz if esz else 0):
+            raise IndexError(f"index {key} out of range")
+        addr = v.address + key * esz if v.address is not None else None
+        return ValueView(Value(t.target, data[key * esz:(key + 1) * esz], lane=v.lane, address=addr,
+                               space=v.space), self._read)
+
+    def int(self) -> int:
+        return self._value.to_int()
+
+    def float(self) -> float:
+        return self._value.to_float()
+
+    def python(self):
+        return self._value.to_python()
+
+    def default(self) -> str:
+        return self._value.format_builtin()
+
+    def read(self, address: int, size: int, space: str = "global") -> bytes:
+        if self._read is None:
+            raise AmddbgError("this value printer has no memory to read")
+        return self._read(space, address, size, self._value.lane)
+
+    def __repr__(self) -> str:
+        return f"<ValueView {self.type_name} lane={self.lane}>"

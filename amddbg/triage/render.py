@@ -72,6 +72,9 @@ def rich_tree(tree: TriageTree) -> Tree:
             if node.verdict:
                 line.append(f"  [{node.verdict.get('verdict')}] ", style="bold red")
                 line.append(safe(node.verdict.get("summary", "")))
+                for m in node.verdict.get("matches", []):
+                    line.append(f"  <rule {safe(m['rule'])}: {safe(m['pattern'])}: {safe(m['advice'])}>",
+                                style="green")
             for m in node.matches:
                 line.append(f"  <{safe(m['pattern'])}: {safe(m['advice'])}>", style="green")
         branch = parent.add(line)

@@ -62,8 +62,11 @@ def test_plugin_file_and_disable(tmp_path):
     assert m.loaded() == [] and m.rows()[0]["state"] == "disabled"
     m2, _ = _manager(files=[str(f)], search_path="", disabled=[])
     assert m2.rows()[0]["source"].startswith("--plugin ")
-    m3 = PluginManager(report=lambda s: None).load(files=[str(f)], enabled=False)
-    assert m3.plugins == []
+    # --no-plugins turns discovery off; a file the user names with --plugin still loads (issue 21)
+    m3 = PluginManager(report=lambda s: None).load(files=[str(f)], enabled=False, search_path=str(tmp_path))
+    assert [p.name for p in m3.plugins] == ["greeter"]
+    m4 = PluginManager(report=lambda s: None).load(enabled=False, search_path=str(tmp_path))
+    assert m4.plugins == []
 
 
 def test_disable_env(tmp_path, monkeypatch):

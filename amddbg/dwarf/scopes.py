@@ -175,11 +175,13 @@ def subprograms(dwarf):
                 yield d
 
 
-def variable_value(var: Variable, pc: int, context, lanes, *, encoding=None) -> dict:
+def variable_value(var: Variable, pc: int, context, lanes, *, encoding=None, load_bias: int = 0) -> dict:
     """Bytes of ``var`` per lane: lane -> bytes | None (optimized out) | exception.
 
     Evaluates the location at ``pc`` with ``amddbg.dwarf.expr`` (once for all lanes when the
     expression does not depend on the lane) and reads ``type.size`` bytes from each lane's location.
+    Base types and `.debug_addr` come from the variable's unit (``load_bias``: the code object's load
+    address, added to `DW_OP_addrx` addresses).
     """
     lanes = list(lanes)
     if var.const_value is not None:
@@ -198,6 +200,9 @@ def variable_value(var: Variable, pc: int, context, lanes, *, encoding=None) -> 
     if size is None:
         raise NotSupported(f"reading a value of type {var.type.name!r} (unknown size)")
     unit = var.die.unit
+    from amddbg.dwarf.unitctx import UnitContext
+
+    context = UnitContext(context, unit, load_bias=load_bias)
     # The producer decides what upstream idioms mean (xderef literals, whole-wave VGPR registers) and
     # which vendor-op encoding the unit uses: evaluate as that producer meant it.
     info = unit.dwarf.producer_info(unit)

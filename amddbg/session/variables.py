@@ -63,7 +63,9 @@ class FrameVariable:
             return StaticContext()
 
     def _raw(self, lanes, rel_pc: int | None = None) -> dict:
-        return variable_value(self.var, self._rel_pc() if rel_pc is None else rel_pc, self._ctx(), lanes)
+        lco = self.frame.code_object
+        return variable_value(self.var, self._rel_pc() if rel_pc is None else rel_pc, self._ctx(), lanes,
+                              load_bias=lco.load_address if lco is not None else 0)
 
     def lane_pcs(self) -> dict | None:
         """lane -> (relative PC, state) from the subprogram's DW_AT_LLVM_lane_pc / DW_AT_LLVM_active_lane, or

@@ -180,9 +180,8 @@ def test_variable_value_per_lane_end_to_end(corpus):
     """A real variable of real code, evaluated for all 64 lanes and printed grouped by value.
 
     clang-22 describes `lane` in divergent_barrier (gfx90a, -O2) as `DW_OP_bregx VGPR0+0, DW_OP_lit1,
-    DW_OP_swap, DW_OP_xderef`: LLVM 22's DWARFAS numbering makes 1 the generic address space, so each
-    lane's value is the 4 bytes at the generic address held in that lane's v0 (a VGPR holds one dword
-    per lane; the address lies outside the LDS and private apertures, so it is global).
+    DW_OP_swap, DW_OP_xderef`: clang's declare-record address-space annotation kept by mem2reg on a value
+    in v0 (see amddbg.dwarf.expr.promoted). Each lane's value is its dword of v0, never memory at it.
     """
     co = by_name(corpus, "llvm22-gfx90a", "O2-hip")
     d = DwarfInfo.from_path(co)
@@ -193,12 +192,13 @@ def test_variable_value_per_lane_end_to_end(corpus):
     from amddbg.target import AddressSpace
 
     base = 0x1000
-    vgpr0 = [base + 4 * lane for lane in range(64)]
-    memory = b"".join(struct.pack("<I", 7 if lane < 32 else 9) for lane in range(64))
+    vgpr0 = [7 if lane < 32 else 9 for lane in range(64)]
+    memory = b"".join(struct.pack("<I", 1000 + lane) for lane in range(64))  # must never be read
     ctx = StaticContext(registers={2560: vgpr0}, memory={AddressSpace.GLOBAL: {base: memory}})
     vals = variable_value(lane_var, pc, ctx, range(64))
     assert format_lanes(lane_var.type, vals) == "{lanes 0-31: 7, 32-63: 9}"
-    # Lanes whose memory is not in the target read as <unavailable>, the others keep their values.
-    ctx = StaticContext(registers={2560: vgpr0}, memory={AddressSpace.GLOBAL: {base: memory[:16]}})
+    assert not [r for r in ctx.reads if r[0] == "mem"]
+    # Lanes whose register dword is not in the target read as <unavailable>, the others keep their values.
+    ctx = StaticContext(registers={2560: vgpr0[:4] + [None] * 60})
     text = format_lanes(lane_var.type, variable_value(lane_var, pc, ctx, range(64)))
     assert text == f"{{lanes 0-3: 7, 4-63: {UNAVAILABLE}}}"

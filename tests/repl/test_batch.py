@@ -87,8 +87,10 @@ def test_command_file_and_quit(tmp_path, chain_core):
 
 
 def test_json_documents(chain_core):
+    from chain_core import ARGBUF
+
     r = amddbg("-batch", "--json", "-ex", "info threads", "-ex", "bt", "-ex", "print -lane all x", "-ex",
-               "x/2dw $v0", "-ex", "info dispatches", "-ex", "info agents", "-ex", "info queues", "-ex",
+               f"x/2dw {ARGBUF:#x}", "-ex", "info dispatches", "-ex", "info agents", "-ex", "info queues", "-ex",
                "info lanes", "-ex", "info waves", str(chain_core[0]))
     assert r.returncode == 0, r.stderr
     docs = [json.loads(line) for line in r.stdout.splitlines()]

@@ -4,7 +4,7 @@ stopped in `third_level`, called kernel `probe<int>` -> first_level -> second_le
 Registers and scratch are what the prologues in the stored llvm-objdump-22 disassembly leave (see
 tests/dwarf/test_unwind_abi.py, whose synthetic state this core carries): s30/s31 the return address into
 second_level, s32/s33 SP/FP, s6/s7 the callers' saved FPs, v6/v10 lanes 0-1 the return addresses spilled by
-v_writelane, the callers' v6/v10 saved in scratch. Per-lane values: v0 = 3 * lane + 1 (third_level's x)."""
+v_writelane, the callers' v6/v10 saved in scratch. Per-lane values: v0 = x_of_lane(lane) (third_level's x)."""
 
 from __future__ import annotations
 
@@ -80,9 +80,10 @@ def build(path: Path, *, layout: str = "split") -> dict:
     v10[0], v10[1] = absolute[0] & 0xFFFFFFFF, absolute[0] >> 32
     v6 = [0x6000 + n for n in range(64)]
     v6[0], v6[1] = absolute[1] & 0xFFFFFFFF, absolute[1] >> 32
-    # clang-22 -O2 describes third_level's `x` as DW_OP_bregx VGPR0, lit1, swap, xderef: the int at the
-    # generic address held in the lane's v0. Each lane points at its own slot of a buffer.
-    v0 = [ARGBUF + 4 * lane for lane in range(64)]
+    # clang-22 -O2 describes third_level's `x` as DW_OP_bregx VGPR0, lit1, swap, xderef: clang's declare
+    # annotation kept on the value in v0 (amddbg.dwarf.expr.promoted), so x is the lane's dword of v0 (a
+    # reader that dereferenced v0 would read addresses 7..10, which the core does not hold).
+    v0 = [x_of_lane(lane) for lane in range(64)]
     sgprs = [0] * 40
     sgprs[6], sgprs[7] = kernel_sp, 0
     sgprs[30], sgprs[31] = absolute[2] & 0xFFFFFFFF, absolute[2] >> 32

@@ -52,7 +52,8 @@ def producer_options(producer: str | None, augmentation: str | None = None) -> d
     `DW_OP_regx VGPRn` means the focused lane's dword (producers without the heterogeneous extension never
     select a lane themselves: upstream clang emits the whole-wave register for a per-lane variable), and
     whether `DW_OP_litN, DW_OP_swap, DW_OP_xderef` is upstream LLVM's address-space annotation (a location in
-    space N) rather than a DWARF dereference.
+    space N) rather than a DWARF dereference, and whether that annotation on a value computed from registers
+    is the vestige of a declare record promoted to a register (`promoted`: the variable is the value).
 
     Pass as ``Evaluator(ctx, **producer_options(producer, augmentation))``.
     """
@@ -62,4 +63,5 @@ def producer_options(producer: str | None, augmentation: str | None = None) -> d
         "xderef_spaces": xderef_map(producer),
         "lane_slice_vector_registers": upstream,
         "xderef_is_address_space": upstream,
+        "promoted_values": upstream,
     }

@@ -44,6 +44,7 @@ from amddbg.dwarf.expr.location import (
     Value,
 )
 from amddbg.dwarf.expr.ops import Encoding, Op, check_sizes, decode
+from amddbg.dwarf.expr.promoted import rewrite_promoted
 from amddbg.dwarf.expr.regs import register_info
 from amddbg.errors import NotSupported
 from amddbg.target import AddressSpace
@@ -104,6 +105,7 @@ class Evaluator:
         initial_stack: Iterable[Value | Location] = (),
         symbolic_lane: bool = False,
         xderef_is_address_space: bool = False,
+        promoted_values: bool = False,
     ) -> None:
         self.ctx = context
         self.encoding = Encoding(encoding)
@@ -123,6 +125,9 @@ class Evaluator:
         # (the AMDGPU backend's DIExpression idiom): with this flag xderef forms the location without
         # reading memory, and DW_OP_stack_value of such a location yields its address.
         self.xderef_is_address_space = xderef_is_address_space
+        # Upstream clang keeps a declare's address-space annotation on a variable promoted to a register
+        # (`bregx VGPR0+0; lit1; swap; xderef` is the value of v0): see `promoted`.
+        self.promoted_values = promoted_values and not cfi
         self._steps = 0
 
     # ------------------------------------------------------------------ stack helpers
@@ -211,6 +216,11 @@ class Evaluator:
         else:
             ops = list(expression)
             end = ops[-1].end if ops else 0
+        if self.promoted_values:
+            rewritten = rewrite_promoted(ops)
+            if rewritten is not ops:
+                ops = rewritten
+                end = ops[-1].end if ops else 0
         self._execute(_Frame(ops, {op.offset: i for i, op in enumerate(ops)}, end))
         return self
 
@@ -739,7 +749,8 @@ def _read_storage(ctx: Context, st, off: int, nbits: int, lane, on_lane) -> int:
             result |= chunk << (start - off)
             got += stop - start
         if got < nbits:
-            raise EvaluationError(f"read of {nbits} bits past the end of a {st.size_bits}-bit composite")
+            # the pieces describe less than the object: the rest is not described, i.e. optimized out
+            raise UndefinedLocation(f"read of {nbits} bits past the end of a {st.size_bits}-bit composite")
         return result
     if isinstance(st, Implicit):
         if off + nbits > len(st.data) * 8:

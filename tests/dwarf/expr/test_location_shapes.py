@@ -1,0 +1,288 @@
+"""Every location-expression shape of the corpus, evaluated against a core and compared with what it names.
+
+`corefiles/location-shapes.json` (written by `corefiles/make_location_shapes.py`) is the census: every
+distinct shape (register numbers, offsets and constants normalised) of every code object under corefiles/.
+`test_census_is_current` recomputes it, so a new shape cannot arrive unchecked.
+
+`test_shape_against_core` takes one real example of each shape (per wave size) and evaluates it through the
+production path (`variable_value`, the session's frame context) against a scenario core of the same wave
+size, whose wave stopped with a partial EXEC (active and inactive lanes, wave32 gfx1100 and wave64 gfx90a).
+The expectation comes from a separate, deliberately small reading of what the expression *names*: the
+register dwords of the lane (read by name through the wave's register file, not by DWARF number), a value
+computed from them, or the memory at the frame-base / symbol address. Shapes outside that vocabulary (the
+handmade objects' `DW_OP_LLVM_*` sequences, which tests/dwarf/expr/test_expr_evaluate_spec.py checks
+against the specification's own examples) must still evaluate or fail with an amddbg error, never crash.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import amddbg
+from amddbg.dwarf.context import DwarfInfo
+from amddbg.dwarf.expr import decode, encoding_for, producer_options
+from amddbg.dwarf.expr.regs import register_info
+from amddbg.errors import AmddbgError
+
+ROOT = Path(__file__).resolve().parents[3]
+DATA = json.loads((ROOT / "corefiles" / "location-shapes.json").read_text())
+CORES = {"64": ROOT / "corefiles/scenarios/divergence-demo-gfx90a.gpu",
+         "32": ROOT / "corefiles/scenarios/divergence-demo-gfx1100.gpu"}
+# Frame-base shapes need a frame with a frame base: a device function (frame 0 is check_positive).
+FB_CORES = {"64": ROOT / "corefiles/scenarios/trap-in-callee-gfx90a.gpu",
+            "32": ROOT / "corefiles/scenarios/trap-in-callee-gfx1100.gpu"}
+CASES = [(shape, wave) for shape, e in sorted(DATA.items()) for wave in sorted(e["examples"])]
+M64 = (1 << 64) - 1
+
+
+def test_census_is_current():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "corefiles"))
+    from make_location_shapes import census
+
+    now = census(ROOT)
+    assert sorted(now) == sorted(DATA), "new or vanished shapes: run corefiles/make_location_shapes.py"
+    assert {k: v["count"] for k, v in now.items()} == {k: v["count"] for k, v in DATA.items()}
+    assert len(DATA) >= 90 and sum(e["count"] for e in DATA.values()) > 25000
+
+
+@cache
+def _wave(wave: str, frame_base: bool = False):
+    prog = amddbg.open((FB_CORES if frame_base else CORES)[wave])
+    w = prog.waves[0]
+    assert w.lanes == int(wave)
+    if not frame_base:
+        assert 0 < len(w.active_lanes) < w.lanes  # active and inactive lanes
+    return prog, w
+
+
+class _Skip(Exception):
+    """The reference reading does not cover this op."""
+
+
+def _reference(ops, wave, frame_ctx, dwarf, unit, lanes, size, pieces_out=None) -> dict[int, bytes]:
+    """What the expression names, per lane, read without the evaluator: registers by name, values as Python
+    integers, memory through the session. The upstream address-space annotation `litN, swap, xderef` at the
+    end of a piece is an annotation: on a value it changes nothing, on a frame-base or symbol address it
+    names the memory's space."""
+    regs = wave.registers
+    whole_register = not producer_options(dwarf.producer_info(unit).producer,
+                                          dwarf.producer_info(unit).augmentation)["lane_slice_vector_registers"]
+    out = {}
+    for lane in lanes:
+        pieces: list[bytes] = []
+        stack: list = []  # ints (values) or ("mem", space, address) or ("reg", name) or ("bytes", b)
+        i = 0
+        while i < len(ops):
+            op = ops[i]
+            n, a = op.name, op.operands
+            if n == "DW_OP_litN" or (n.startswith("DW_OP_lit") and n[9:].isdigit()):
+                if ops[i + 1:i + 3] and [o.name for o in ops[i + 1:i + 3]] == ["DW_OP_swap", "DW_OP_xderef"]:
+                    top = stack[-1]
+                    if isinstance(top, tuple) and top[0] == "mem":
+                        space = {"clang-old": {0: "global", 1: "private_lane", 2: "local"},
+                                 "dwarf-aspace": {0: "global", 1: "generic", 3: "local", 5: "private_lane"}}[
+                            dwarf.producer_info(unit).aspace_numbering][int(n[9:])]
+                        if top[1] != "global" and space in ("generic", top[1]):
+                            space = top[1]  # a frame-base address stays in the frame base's space
+                        stack[-1] = ("mem", space, top[2])
+                    elif isinstance(top, int):  # a value computed from registers: it *is* the variable
+                        stack[-1] = ("bytes", top.to_bytes(8, "little"))
+                    i += 3
+                    continue
+                stack.append(int(n[9:]))
+            elif n in ("DW_OP_constu", "DW_OP_consts") or (n.startswith("DW_OP_const") and n[11:12] in "1248"):
+                stack.append(a[0] & M64)
+            elif n == "DW_OP_regx":
+                # the heterogeneous extension's `regx VGPRn` is the whole register: bit 0 is lane 0's
+                stack.append(("reg", register_info(a[0]).name, 0 if whole_register else None))
+            elif n == "DW_OP_bregx":
+                info = register_info(a[0])
+                v = regs.read_named(info.name, lane=lane if info.is_vector else None)
+                stack.append((v + a[1]) & M64)
+            elif n == "DW_OP_fbreg":
+                space, addr = frame_ctx.frame_base().address()
+                stack.append(("mem", space.value if hasattr(space, "value") else str(space), addr + a[0]))
+            elif n == "DW_OP_addrx":
+                lco = wave.frames()[0].code_object
+                stack.append(("mem", "global", dwarf.addrx(unit, a[0]) + (lco.load_address if lco else 0)))
+            elif n == "DW_OP_implicit_value":
+                stack.append(("bytes", bytes(a[0])))
+            elif n in ("DW_OP_plus", "DW_OP_minus", "DW_OP_mul", "DW_OP_and", "DW_OP_or", "DW_OP_xor",
+                       "DW_OP_shl", "DW_OP_shr", "DW_OP_eq", "DW_OP_ne", "DW_OP_div"):
+                y, x = stack.pop(), stack.pop()
+                sx, sy = (x - (1 << 64) if x >> 63 else x), (y - (1 << 64) if y >> 63 else y)
+                stack.append({"DW_OP_plus": x + y, "DW_OP_minus": x - y, "DW_OP_mul": x * y, "DW_OP_and": x & y,
+                              "DW_OP_or": x | y, "DW_OP_xor": x ^ y, "DW_OP_shl": x << y if y < 64 else 0,
+                              "DW_OP_shr": x >> y, "DW_OP_eq": int(sx == sy), "DW_OP_ne": int(sx != sy),
+                              "DW_OP_div": int(sx / sy) if sy else None}[n])
+                if stack[-1] is None:
+                    raise _Skip
+                stack[-1] &= M64
+            elif n == "DW_OP_not":
+                stack.append(~stack.pop() & M64)
+            elif n == "DW_OP_plus_uconst":
+                stack.append((stack.pop() + a[0]) & M64)
+            elif n == "DW_OP_convert":
+                t = dwarf.die(unit.offset + a[0])
+                from amddbg.dwarf import constants as C
+
+                stack.append(stack.pop() & ((1 << (8 * t.attrs[C.DW_AT_byte_size])) - 1))
+            elif n == "DW_OP_stack_value":
+                top = stack.pop()
+                stack.append(top if isinstance(top, tuple) and top[0] == "bytes"
+                             else ("bytes", (top & M64).to_bytes(8, "little")))
+            elif n == "DW_OP_piece":
+                pieces.append(_read(stack.pop() if stack else None, a[0], lane, wave))
+            else:
+                raise _Skip(n)
+            i += 1
+        if pieces_out is not None:
+            pieces_out[lane] = pieces
+        if pieces:
+            whole = b"".join(p if p is not None else b"\xff" * 99 for p in pieces)
+            # a piece that is undefined, or pieces that describe less than the object: optimized out
+            out[lane] = whole[:size] if None not in pieces and len(whole) >= size else None
+        else:
+            out[lane] = _read(stack[-1], size, lane, wave)
+    return out
+
+
+def _read(entry, size: int, lane: int, wave) -> bytes | None:
+    if entry is None:
+        return None  # an empty piece: undefined (optimized out)
+    if isinstance(entry, int):
+        entry = ("mem", "global", entry)  # a value without stack_value is an address (DWARF 5)
+    kind = entry[0]
+    if kind == "bytes":
+        return entry[1][:size].ljust(size, b"\0") if len(entry[1]) >= size else None
+    if kind == "reg":
+        name = entry[1]
+        vec = wave.registers.is_vector(name)
+        at = entry[2] if entry[2] is not None else lane
+        v = wave.registers.read_named(name, lane=at if vec else None)
+        width = 4 if vec or name.startswith("s") else 8
+        if size > width:
+            return None
+        return v.to_bytes(width, "little")[:size]
+    try:
+        return wave.program.read(entry[1], entry[2], size, lane=lane)
+    except AmddbgError:
+        return None
+
+
+@pytest.mark.parametrize(("shape", "wave_size"), CASES, ids=[f"{w}-{s[:90]}" for s, w in CASES])
+def test_shape_against_core(shape, wave_size):
+    from amddbg.dwarf.scopes import Variable, variable_value
+    from amddbg.dwarf.types import type_of
+
+    ex = DATA[shape]["examples"][wave_size]
+    prog, wave = _wave(wave_size, "fbreg" in shape)
+    dwarf = DwarfInfo.from_path(ROOT / ex["object"])
+    die = dwarf.die(ex["die"])
+    unit = die.unit
+    info = dwarf.producer_info(unit)
+    ops = decode(bytes.fromhex(ex["expr"]), encoding=encoding_for(info.producer, info.augmentation))
+    frame = wave.frames()[0]
+    ctx = frame.context()
+    lanes = list(range(wave.lanes))
+    lco = frame.code_object
+    var = Variable(die, ex["name"], type_of(die), False, None, None)
+    bias = lco.load_address if lco else 0
+    if shape.startswith("frame_base") or not var.type.size:
+        # a subprogram's frame base, or a handmade DIE without a type: read 4 bytes of the location
+        from amddbg.dwarf.expr import evaluate_lanes, read_bytes
+        from amddbg.dwarf.unitctx import UnitContext
+
+        uctx = UnitContext(ctx, unit, load_bias=bias)
+        res = evaluate_lanes(ops, uctx, lanes, **producer_options(info.producer, info.augmentation))
+        got = {}
+        for ln in lanes:
+            try:
+                loc = res.locations[ln]
+                got[ln] = loc if isinstance(loc, Exception) else read_bytes(uctx, loc, 4, lane=ln)
+            except AmddbgError as exc:
+                got[ln] = exc
+        size = 4
+    else:
+        size = var.type.size
+        got = variable_value(var, ex["lo"], ctx, lanes, load_bias=bias)
+    pieces: dict[int, list] = {}
+    try:
+        want = _reference(ops, wave, ctx, dwarf, unit, lanes, size, pieces)
+    except AmddbgError:  # what the expression names does not exist here (no frame base...): no value either
+        want = dict.fromkeys(lanes)
+    except (_Skip, IndexError, KeyError, AttributeError, TypeError) as why:
+        # Outside the reference's vocabulary: the production evaluation must have given bytes or an
+        # amddbg error for every lane, never an internal exception.
+        assert all(v is None or isinstance(v, (bytes, AmddbgError)) for v in got.values()), (shape, why)
+        return
+    checked = 0
+    for ln in lanes:
+        g = got[ln]
+        if want[ln] is None:
+            assert g is None or isinstance(g, AmddbgError), (shape, ln, g)
+            continue
+        assert g == want[ln], (shape, ln, g, want[ln])
+        checked += 1
+    if any(pieces.values()):
+        checked += _compare_pieces(ops, ctx, unit, info, bias, lanes, pieces)
+    names = {op.name for op in ops}
+    if shape.startswith("location") and ("DW_OP_regx" in names or (
+            "DW_OP_bregx" in names and names & {"DW_OP_xderef", "DW_OP_stack_value"})):
+        assert checked, f"{shape}: no lane compared"
+
+
+def _compare_pieces(ops, ctx, unit, info, bias, lanes, pieces) -> int:
+    """Each described piece of a composite, read on its own, equals what the piece names (a variable that
+    is only partly described prints <optimized out> as a whole, so its pieces are checked here)."""
+    from amddbg.dwarf.expr import evaluate_lanes, read_bytes
+    from amddbg.dwarf.unitctx import UnitContext
+
+    uctx = UnitContext(ctx, unit, load_bias=bias)
+    res = evaluate_lanes(ops, uctx, lanes, **producer_options(info.producer, info.augmentation))
+    sizes = [op.operands[0] for op in ops if op.name == "DW_OP_piece"]
+    checked = 0
+    for ln in lanes:
+        loc = res.locations[ln]
+        offset = 0
+        for want, n in zip(pieces[ln], sizes, strict=True):
+            if want is not None:
+                assert read_bytes(uctx, loc.offset_bits(offset * 8) if offset else loc, n, lane=ln) == want
+                checked += 1
+            offset += n
+    return checked
+
+
+def test_promoted_idiom_rewrites_and_refusals():
+    """The rewrite on its own: the register, the value, pieces, and a refusal naming the shape for an
+    annotation it cannot resolve (never a read of memory at a register's value)."""
+    from amddbg.dwarf.expr import Evaluator, StaticContext, encode, evaluate_lanes, read_bits
+    from amddbg.errors import NotSupported
+
+    opts = producer_options("Debian clang version 22.1.8", None)
+    v = [100 + ln for ln in range(32)]
+    ctx = StaticContext(registers={1536: v, 1537: [7] * 32, 33: 5}, wave_size=32)
+    reg = encode([("DW_OP_bregx", 1536, 0), ("DW_OP_lit1",), ("DW_OP_swap",), ("DW_OP_xderef",)])
+    res = evaluate_lanes(reg, ctx, range(32), **opts)
+    assert res.evaluations == 1 and [read_bits(ctx, res.locations[ln], 32) for ln in (0, 31)] == [100, 131]
+    value = encode([("DW_OP_bregx", 1536, 3), ("DW_OP_lit1",), ("DW_OP_swap",), ("DW_OP_xderef",)])
+    assert read_bits(ctx, Evaluator(ctx, lane=4, **opts).run(value).result(), 32) == 107
+    pair = encode([("DW_OP_bregx", 33, 0), ("DW_OP_lit1",), ("DW_OP_swap",), ("DW_OP_xderef",), ("DW_OP_piece", 4),
+                   ("DW_OP_bregx", 1537, 0), ("DW_OP_lit1",), ("DW_OP_swap",), ("DW_OP_xderef",),
+                   ("DW_OP_piece", 4)])
+    assert read_bits(ctx, Evaluator(ctx, lane=2, **opts).run(pair).result(), 64) == 5 | 7 << 32
+    inside = encode([("DW_OP_bregx", 1536, 0), ("DW_OP_lit1",), ("DW_OP_swap",), ("DW_OP_xderef",),
+                     ("DW_OP_lit4",), ("DW_OP_plus",)])
+    with pytest.raises(NotSupported, match=r"not supported yet: location expression shape DW_OP_bregx VGPR\+0"):
+        Evaluator(ctx, lane=0, **opts).run(inside)
+    assert not [r for r in ctx.reads if r[0] == "mem"]
+    # A producer with the heterogeneous extension means what it says: xderef reads memory.
+    amd = producer_options("AMD clang version 17.0.0", "[llvm:v0.0]")
+    with pytest.raises(AmddbgError):
+        Evaluator(ctx, lane=0, **amd).run(reg).result()

@@ -46,8 +46,8 @@ def test_census_is_current():
     from make_location_shapes import census
 
     now = census(ROOT)
+    # The shape set is exact (a new shape must be looked at); counts move as objects are added.
     assert sorted(now) == sorted(DATA), "new or vanished shapes: run corefiles/make_location_shapes.py"
-    assert {k: v["count"] for k, v in now.items()} == {k: v["count"] for k, v in DATA.items()}
     assert len(DATA) >= 90 and sum(e["count"] for e in DATA.values()) > 25000
 
 

@@ -1,4 +1,5 @@
-"""`amddbg explain CORE... [--dispatch ID] [--json] [--assume ...]`: why the waves of a core cannot move.
+"""`amddbg explain CORE... [--dispatch ID] [--json] [--assume ...] [--budget N]`: why the waves of a core cannot
+move. `--budget N` caps each replay at N wave-instructions (never seconds: the verdict must not depend on load).
 
 Exit codes for CI triage: 0 no hang found (or unknown), 3 hang, 4 fault or trap.
 """
@@ -17,12 +18,31 @@ def add_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--assume", action="append", default=[], metavar="CHANGE",
                    help="what-if change applied before replay: acquire|release|scope:SCOPE@FILE:LINE, "
                         "mem:ADDRESS=VALUE[:TYPE], barrier-count:N, skip-barrier@FILE:LINE (repeatable)")
+    p.add_argument("--budget", type=_positive, metavar="N",
+                   help=f"wave-instructions each replay may run (default {_default_budget()}; the verdict never "
+                        "depends on time)")
     p.add_argument("--sysroot", metavar="DIR")
     p.add_argument("--solib-search-path", metavar="PATH")
     p.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
                    help="load a plugin file (its explain annotations and explanation rules are shown)")
     p.add_argument("--no-plugins", action="store_true",
                    help="load no installed or AMDDBG_PLUGIN_PATH plugins (files named with --plugin still load)")
+
+
+def _default_budget() -> int:
+    from amddbg.replay.replay import DEFAULT_BUDGET
+
+    return DEFAULT_BUDGET
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of wave-instructions, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1 wave-instruction, got {n}")
+    return n
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     from amddbg.textsafe import safe
 
     prog = amddbg.open(args.files, sysroot=args.sysroot, solib_search_path=args.solib_search_path)
-    exp = explain_program(prog, dispatch=args.dispatch, assume=[Assumption.parse(a) for a in args.assume])
+    exp = explain_program(prog, dispatch=args.dispatch, assume=[Assumption.parse(a) for a in args.assume],
+                          budget=args.budget)
     plugins = load_plugins(files=args.plugin, enabled=not args.no_plugins)
     if args.json:
         doc = exp.to_json()
@@ -54,6 +75,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"  assumed: {safe(a)}")
     for line in plugins.explanation_lines(exp, prog):
         print(f"  {safe(line)}")
-    r = exp.replay
-    print(f"({r.get('method')}; {r.get('wave_instructions', 0)} wave-instructions replayed in {r.get('seconds', 0)} s)")
+    print(safe(exp.replay_line()))
     return exp.exit_code

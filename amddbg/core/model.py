@@ -249,6 +249,16 @@ class Wave:
             raise Unavailable("vgpr", self.record_begin, 0, "the wave released its VGPRs (STATUS.no_vgprs)")
         return self._vector_block(self._addrs()["vgprs"], self.sizes.vgprs, self.sizes.lanes)
 
+    def vgpr_row(self, i: int) -> list[int]:
+        """VGPR `i`'s lane values alone (one row of the block: a spin analysis over 10,000 waves needs one
+        address register of each, not the whole block)."""
+        if not self.vgprs_available:
+            raise Unavailable("vgpr", self.record_begin, 0, "the wave released its VGPRs (STATUS.no_vgprs)")
+        if not 0 <= i < self.sizes.vgprs:
+            raise IndexError(i)
+        lanes = self.sizes.lanes
+        return self._vector_block(self._addrs()["vgprs"] + 4 * lanes * i, 1, lanes)[0]
+
     @property
     def accvgprs(self) -> list[list[int]]:
         return self._vector_block(self._addrs()["acc"], self.sizes.accvgprs, self.sizes.lanes)

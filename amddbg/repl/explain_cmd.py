@@ -6,7 +6,8 @@ from amddbg.textsafe import safe
 
 
 def run_explain(dbg, args: str) -> None:
-    """`explain [--assume CHANGE]...`: the explainer on the loaded core (what-if changes replayed)."""
+    """`explain [--assume CHANGE]... [--budget N]`: the explainer on the loaded core (what-if changes replayed; each
+    replay runs at most N wave-instructions)."""
     import shlex
 
     from amddbg.errors import UsageError
@@ -15,15 +16,24 @@ def run_explain(dbg, args: str) -> None:
 
     words = shlex.split(args or "")
     assume = []
+    budget = None
     while words:
         w = words.pop(0)
         if w == "--assume" and words:
             assume.append(Assumption.parse(words.pop(0)))
         elif w.startswith("--assume="):
             assume.append(Assumption.parse(w.split("=", 1)[1]))
+        elif w in ("--budget", "-b") and words or w.startswith("--budget="):
+            text = w.split("=", 1)[1] if "=" in w else words.pop(0)
+            try:
+                budget = int(text, 0)
+            except ValueError:
+                budget = 0
+            if budget < 1:
+                raise UsageError(f"explain: --budget {text!r}: expected a positive number of wave-instructions")
         else:
-            raise UsageError(f"explain: unexpected argument {w!r} (usage: explain [--assume CHANGE]...)")
-    exp = explain_program(dbg.program, assume=assume)
+            raise UsageError(f"explain: unexpected argument {w!r} (usage: explain [--assume CHANGE]... [--budget N])")
+    exp = explain_program(dbg.program, assume=assume, budget=budget)
     if dbg.json_mode:
         dbg.emit_json({"command": "explain", **exp.to_json()})
         return
@@ -35,6 +45,7 @@ def run_explain(dbg, args: str) -> None:
             dbg.out(f"    {loc['role']}: {safe(loc.get('function') or '??')} at {safe(where)}")
     for a in exp.replay.get("assumed", []):
         dbg.out(f"  assumed: {safe(a)}")
+    dbg.out(safe(exp.replay_line()))
     if dbg.plugins is not None:
         for line in dbg.plugins.explanation_lines(exp, dbg.program):
             dbg.out(f"  {safe(line)}")

@@ -54,7 +54,7 @@ def summary_lines(program) -> list[str]:
     try:
         from amddbg.replay.explain import explain_program
 
-        exp = explain_program(program, replay_seconds=0.5)
+        exp = explain_program(program, budget=50_000)
         if exp.findings:
             out.append(f"Explain: {exp.verdict}: {safe(exp.findings[0].summary)}  (`explain` for details)")
     except AmddbgError:

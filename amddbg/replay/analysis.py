@@ -14,7 +14,7 @@ Order of reasoning (each step only adds what the previous could not prove):
      ``spin_forever`` / ``not_visible``: replay pins the wave's cache line to the value it read (an order the
      model allows) to show it spins forever, then replays the fix (acquire at agent scope at the polling load)
      and reports whether the loop then ends;
-   - the budget runs out: ``unknown``, with how far replay went.
+   - the budget (wave-instructions, `--budget`) runs out: ``unknown``, with how far replay went.
 4. `--assume` changes are applied before replay; the verdict then answers "does the hang go away?".
 """
 
@@ -42,10 +42,15 @@ from amddbg.session.threads import WaveState
 NARROW = ("wavefront", "workgroup")
 
 
-def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budget: int = 1_000_000,
-                        seconds: float = 2.0) -> Explanation:
+def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budget: int | None = None) -> Explanation:
+    """Static analysis, then replay. `budget`: wave-instructions each replay may run (default
+    `replay.DEFAULT_BUDGET`); the answer depends on the core, the assumptions and the budget, never on time."""
     from amddbg.replay.fromcore import ReplayUnavailable
-    from amddbg.replay.replay import Assumption, replay
+    from amddbg.replay.replay import DEFAULT_BUDGET, Assumption, replay
+
+    budget = DEFAULT_BUDGET if budget is None else int(budget)
+    if budget < 1:
+        raise UsageError(f"--budget {budget}: a replay needs at least one wave-instruction")
 
     t0 = time.perf_counter()
     assumptions = [a if isinstance(a, Assumption) else Assumption.parse(a) for a in assume]
@@ -54,7 +59,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         raise UsageError(f"--dispatch {dispatch}: no wave of the core belongs to it "
                          f"(dispatches with waves: {', '.join(map(str, have)) or 'none'})")
     static = static_explanation(program, dispatch=dispatch)
-    info = {"wave_instructions": 0, "seconds": 0.0}
+    info = {"wave_instructions": 0, "budget": budget, "seconds": 0.0}
     if static.verdict in ("fault", "trap") and not assumptions:
         info["method"] = "static analysis; the dispatch stopped at a fault or trap, so nothing runs after it"
         _fault_details(program, static, dispatch, info)
@@ -69,7 +74,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     spinners = _spinners(program, dispatch)
     watch = {num: sp["loop"] for num, sp in spinners.items()}
     try:
-        r = replay(program, dispatch=dispatch, watch=watch, max_instructions=budget, seconds=seconds)
+        r = replay(program, dispatch=dispatch, watch=watch, max_instructions=budget)
     except ReplayUnavailable as exc:
         info["method"] = f"static analysis only: replay cannot start ({exc})"
         return _done(static, info, t0)
@@ -79,8 +84,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     nv, pins = (_not_visible(program, spinners, r, dispatch, budget, info) if r.status in ("completed", "hang")
                 else ([], {}))
     if assumptions:  # replay the what-if under the visibility order the core shows (stale lines stay stale)
-        r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, watch=watch, max_instructions=budget,
-                   seconds=seconds)
+        r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, watch=watch, max_instructions=budget)
         info["wave_instructions"] += r.wave_instructions
         info.update(status=r.status, reason=r.reason, assumed=r.applied)
         nv = []
@@ -102,7 +106,8 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         return _done(exp, info, t0)
     if r.status == "hang":
         info["method"] = "replay from the core: " + r.reason
-        escaped = _other_schedules(program, dispatch, assumptions, pins, info)
+        escaped = _other_schedules(program, dispatch, assumptions, pins, info,
+                                   schedule_budget(budget, r.wave_instructions))
         if escaped is not None:
             exp = Explanation("unknown", static.findings, {})
             info["method"] += (f"; but under the seeded schedule {escaped} every wave ends: the hang depends on "
@@ -145,22 +150,31 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         info["method"] = "replay from the core ran into a " + r.status
         return _done(found, info, t0)
     # limit or unsupported: keep what the core alone proves
-    info["method"] = (f"static analysis; replay stopped ({r.reason}) after {r.wave_instructions} "
-                      "wave-instructions without an answer")
+    info["method"] = f"static analysis; replay stopped without an answer ({r.reason})"
     return _done(static, info, t0)
 
 
 SCHEDULES = (1, 2)  # seeded schedules replayed after a hang (odd: another launch order; even: shuffled turns)
+SCHEDULE_MIN = 50_000  # wave-instructions a seeded schedule may always run (within --budget)
+SCHEDULE_FACTOR = 10  # ... or this many times what the main replay needed to prove the hang
 
 
-def _other_schedules(program, dispatch, assumptions, pins, info: dict) -> int | None:
+def schedule_budget(budget: int, main: int) -> int:
+    """Wave-instructions for each seeded schedule after a proven hang: a seeded schedule cannot use the quiet
+    fingerprint (its random turns are not part of the state), so a hang it does not escape often runs to its
+    limit. Enough to let every wave run well past where the main replay proved the hang, never more than
+    `budget`; a function of the core and the options only."""
+    return min(budget, max(SCHEDULE_MIN, SCHEDULE_FACTOR * main))
+
+
+def _other_schedules(program, dispatch, assumptions, pins, info: dict, budget: int) -> int | None:
     """Replay a proven hang under a few other fair schedules; the seed under which every wave ends, or None."""
     from amddbg.replay.replay import replay
 
     tried = [0]
     for seed in SCHEDULES:
         try:
-            r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, seed=seed, seconds=0.5)
+            r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, seed=seed, max_instructions=budget)
         except AmddbgError:
             break
         tried.append(seed)
@@ -370,7 +384,7 @@ def _find_cycles(program, findings: list, dispatch, budget: int, info: dict) -> 
     for other in spins:
         try:
             r = replay(program, dispatch=dispatch, assume=[Assumption.parse(f"mem:{other.details['address']}=1")],
-                       max_instructions=budget, seconds=1.0)
+                       max_instructions=budget)
         except (AmddbgError, UsageError):
             continue
         info["wave_instructions"] = info.get("wave_instructions", 0) + r.wave_instructions
@@ -639,7 +653,7 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
         pinned = seen if seen is not None else 0  # the value before the write is not in the core: assume 0
         stale = {m[0].number: (address, pinned.to_bytes(4, "little")) for m in members}
         stuck = replay(program, dispatch=dispatch, stale=stale, watch={m[0].number: m[1]["loop"] for m in members},
-                       max_instructions=budget, seconds=1.0)
+                       max_instructions=budget)
         info["wave_instructions"] = info.get("wave_instructions", 0) + stuck.wave_instructions
         if any(m[0].number in stuck.left for m in members):
             continue  # even with the stale line it gets out: not this cause
@@ -659,8 +673,7 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
         if fix:
             try:
                 good = replay(program, dispatch=dispatch, stale=stale, assume=[Assumption.parse(x) for x in fix],
-                              watch={m[0].number: m[1]["loop"] for m in members}, max_instructions=budget,
-                              seconds=1.0)
+                              watch={m[0].number: m[1]["loop"] for m in members}, max_instructions=budget)
                 info["wave_instructions"] += good.wave_instructions
                 fixed = all(m[0].number in good.left for m in members)
             except UsageError:

@@ -3,8 +3,9 @@
 `replay(program)` rebuilds the dispatch's waves from the core (`fromcore`) and runs them with the emulator's
 deterministic scheduler and scope-aware caches until every wave ends, a wave faults or traps, no wave can move,
 or the whole machine state repeats (a hang no schedule of this machine escapes: every ready wave was scheduled
-round-robin and the state came back). A bounded instruction budget keeps it short; reaching it is an honest
-"unknown", never a verdict.
+round-robin and the state came back). A budget in wave-instructions (`max_instructions`, never seconds: the
+answer must not depend on the machine's load) keeps it bounded; reaching it is an honest "unknown", never a
+verdict.
 
 Visibility orders: a fresh machine's caches are empty, so its first loads see what the core's memory holds —
 the most visible order. `stale` pins a wave's cache line to the bytes it last read (from its saved registers),
@@ -36,6 +37,10 @@ from amddbg.emu.errors import MemoryViolation
 from amddbg.emu.memory import classify_flat
 from amddbg.errors import UsageError
 from amddbg.replay.fromcore import CoreReplayState, machine_from_program
+
+# Wave-instructions each replay of `amddbg explain` may run (the main replay, each seeded schedule, each what-if):
+# large enough for every shipped and scenario core (bench/explain.py prints what each needs); `--budget N`.
+DEFAULT_BUDGET = 1_000_000
 
 SCOPES = ("wavefront", "workgroup", "agent", "system")
 TYPES = {"u8": "<B", "i8": "<b", "u16": "<H", "i16": "<h", "u32": "<I", "i32": "<i", "u64": "<Q", "i64": "<q"}
@@ -179,19 +184,14 @@ def _as_nop(insn):
                                is_barrier=False)
 
 
-class _OutOfTime(Exception):
-    """Raised from the step hook when the replay's time budget is spent."""
-
-
 def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | None = None,
-           watch: dict | None = None, max_instructions: int = 1_000_000, seconds: float | None = 2.5,
-           seed: int = 0) -> ReplayResult:
+           watch: dict | None = None, max_instructions: int = DEFAULT_BUDGET, seed: int = 0) -> ReplayResult:
     """Run the core's stuck dispatch forward.
 
     `stale`: {core thread number: (address, bytes)} — pin that wave's L1 line to these bytes at `address`
     (the value it last read). `watch`: {core thread number: (lo, hi)} — record the first PC a wave reaches outside
-    [lo, hi] (did it leave its polling loop?). The replay stops at `max_instructions` or after `seconds`, whichever
-    comes first (status "limit")."""
+    [lo, hi] (did it leave its polling loop?). The replay stops after `max_instructions` wave-instructions
+    (status "limit"); `seconds` in the result is a measurement only."""
     t0 = time.perf_counter()
     state = machine_from_program(program, dispatch=dispatch, seed=seed)
     m = state.machine
@@ -208,13 +208,7 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
     watched = {by_number[n]: (n, rng) for n, rng in (watch or {}).items() if n in by_number}
     numbers = {w: t.number for w, t in state.threads.items()}
 
-    deadline = time.perf_counter() + seconds if seconds else None
-    count = [0]
-
     def hook(ev) -> None:
-        count[0] += 1
-        if deadline is not None and count[0] & 1023 == 0 and time.perf_counter() > deadline:
-            raise _OutOfTime
         x = watched.get(ev.wave)
         if x is not None and x[0] not in left:
             lo, hi = x[1]
@@ -237,16 +231,13 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
                 q = loads.setdefault(numbers.get(ev.wave), deque(maxlen=64))
                 q.append((ev.pc, a))
 
-    try:
-        r = m.run(max_instructions=max_instructions, hook=hook)
-    except _OutOfTime:
-        from amddbg.emu.machine import RunResult
-
-        r = RunResult("limit", f"stopped after {count[0]} wave-instructions ({seconds} s replay budget)", count[0],
-                      time.perf_counter() - t0, list(m.waves))
+    r = m.run(max_instructions=max_instructions, hook=hook)
+    reason = r.reason
+    if r.status == "limit":
+        reason = f"stopped after {r.wave_instructions} wave-instructions (the replay budget)"
     for num, w in by_number.items():  # a watched wave that ended left its loop too
         if watch and num in watch and num not in left and w.state == "ended":
             left[num] = w.pc
-    return ReplayResult(r.status, r.reason, r.wave_instructions, time.perf_counter() - t0, state, left,
+    return ReplayResult(r.status, reason, r.wave_instructions, time.perf_counter() - t0, state, left,
                         {n: list(q) for n, q in loads.items()}, applied, {n: list(q) for n, q in stores.items()},
                         {n: list(q) for n, q in lds.items()})

@@ -139,7 +139,10 @@ class LoadedCodeObject:
                     break
                 insns = self.decoder.decode_all(data, lo)
                 self._decoded[lo] = insns
-            out.extend(i for i in insns if start <= i.address < end)
+            if start <= lo and hi <= end:  # the whole function (disassemble(pc)'s case): no per-insn filter
+                out.extend(insns)
+            else:
+                out.extend(i for i in insns if start <= i.address < end)
             addr = hi
         return out
 

@@ -30,6 +30,12 @@ class WaveRegisters:
     def vgprs(self) -> list[list[int]]:
         return self.wave.vgprs
 
+    def vgpr_row(self, i: int) -> list[int]:
+        """VGPR `i`'s lane values: from the whole block when it was read already, else that row alone."""
+        if "vgprs" in self.__dict__:
+            return self.vgprs[i]
+        return self.wave.vgpr_row(i)
+
     @cached_property
     def accvgprs(self) -> list[list[int]]:
         return self.wave.accvgprs

@@ -53,9 +53,12 @@ def run(args: argparse.Namespace) -> int:
 
     dbg = Debugger(program, out=out, json_mode=args.json, plugins=plugins)
     if args.python:
-        from amddbg.repl.python import run_script
+        from amddbg.repl.python import ScriptFailed, run_script
 
-        run_script(dbg, args.python)
+        try:
+            run_script(dbg, args.python)
+        except ScriptFailed:
+            return 1
         return 0
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     if not args.batch and not args.quiet and not args.json:

@@ -22,6 +22,17 @@ def _dims(text: str, what: str) -> tuple[int, int, int]:
     return tuple(parts + [1] * (3 - len(parts)))
 
 
+def positive_int(text: str) -> int:
+    """argparse type for counts: an integer >= 1 (`--max-instructions -1` was accepted and ran unbounded)."""
+    try:
+        n = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive count")
+    return n
+
+
 def add_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("codeobj", metavar="CODEOBJ")
     p.add_argument("--kernel", required=True, metavar="NAME", help="kernel symbol or demangled name")
@@ -32,7 +43,8 @@ def add_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--core", metavar="OUT", help="write the final state as a core")
     p.add_argument("--layout", choices=("split", "unified"), default="split")
-    p.add_argument("--max-instructions", type=int, default=None, metavar="N")
+    p.add_argument("--max-instructions", type=positive_int, default=None, metavar="N",
+                   help="stop after N wave-instructions (N >= 1)")
     p.add_argument("--seed", type=int, default=0, metavar="N")
     p.add_argument("--stack-size", type=int, default=None, metavar="BYTES",
                    help="stack per work-item for a kernel with a dynamic stack (recursion, indirect calls), as "
@@ -41,6 +53,7 @@ def add_parser(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from amddbg.emu.args import parse_arg, read_buffer
+    from amddbg.emu.limits import check as check_budget
     from amddbg.emu.machine import DYNAMIC_STACK_MAX, Machine
     from amddbg.textsafe import check_regular
 
@@ -58,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         if not 0 <= args.stack_size <= DYNAMIC_STACK_MAX:
             raise UsageError(f"--stack-size {args.stack_size}: expected 0..{DYNAMIC_STACK_MAX} bytes")
         launch["stack_size"] = args.stack_size
+    if args.json:  # one Python number per element (about 40 bytes each) while the document is written
+        check_budget(sum(40 * a.count for a in specs if a.kind == "buffer"), "the --json list of the buffers' values")
     m = Machine(args.codeobj, seed=args.seed)
     m.dispatch(args.kernel, grid, block, specs, **launch)
     r = m.run(max_instructions=args.max_instructions)
@@ -67,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
     for w in m.waves:
         waves.append({"workgroup": list(w.workgroup), "wave_in_group": w.wave_in_group, "pc": f"{w.pc:#x}",
                       "state": w.state, "source": m.wave_source(w)})
-    buffers = [{"arg": b["arg"], "type": b["type"], "values": read_buffer(m, b)} for b in m.buffers]
     if args.json:
+        buffers = [{"arg": b["arg"], "type": b["type"], "values": read_buffer(m, b)} for b in m.buffers]
         doc = {"status": r.status, "reason": r.reason, "wave_instructions": r.wave_instructions,
                "seconds": round(r.seconds, 4), "buffers": buffers, "waves": waves}
         json.dump(doc, sys.stdout)

@@ -39,6 +39,7 @@ from amddbg.emu.barriers import (
 )
 from amddbg.emu.errors import EmulatorError, MemoryViolation, ModeSwitch, Unsupported, WaveStop
 from amddbg.emu.gpr_index import IndexedPlans, index_mode
+from amddbg.emu.limits import check as check_budget
 from amddbg.emu.memory import LDS, PAGE, GlobalMemory
 from amddbg.emu.semantics import FP_IGNORED, Ctx, load_all, lookup, per_insn_cache
 from amddbg.emu.semantics.fastpath import compile_fast
@@ -313,15 +314,21 @@ class Machine:
         queue = mem.alloc(256, align=64)
         kernarg_size = max(int(kd.kernarg_size or 0), int(getattr(meta, "kernarg_segment_size", 0) or 0))
         kernarg = mem.alloc(max(kernarg_size, 16), align=64)
-        groups = [(gx, gy, gz) for gz in range((grid[2] + block[2] - 1) // block[2])
-                  for gy in range((grid[1] + block[1] - 1) // block[1])
-                  for gx in range((grid[0] + block[0] - 1) // block[0])]
+        # the bounds are checked on the counts before any per-workgroup or per-wave structure is built
+        # (`--grid 4294967295` built a list of 4 billion workgroups before this check saw it)
+        n_groups = 1
+        for d in range(3):
+            n_groups *= (grid[d] + block[d] - 1) // block[d]
         wg_items = block[0] * block[1] * block[2]
         waves_per_group = (wg_items + lanes - 1) // lanes
         per_wave_scratch = (private_size * lanes + 1023) // 1024 * 1024  # the hardware's scratch slot granule
-        n_waves = len(groups) * waves_per_group
+        n_waves = n_groups * waves_per_group
         if n_waves > 1 << 16:
             raise EmulatorError(f"{n_waves} waves: the emulator runs at most 65,536 waves per dispatch")
+        check_budget(per_wave_scratch * n_waves, f"scratch for {n_waves} waves ({per_wave_scratch} bytes each)")
+        groups = [(gx, gy, gz) for gz in range((grid[2] + block[2] - 1) // block[2])
+                  for gy in range((grid[1] + block[1] - 1) // block[1])
+                  for gx in range((grid[0] + block[0] - 1) // block[0])]
         scratch = mem.alloc(max(per_wave_scratch * n_waves, 4), align=256) if per_wave_scratch else 0
         self.private_ranges = [(scratch, scratch + per_wave_scratch * n_waves)] if per_wave_scratch else []
         kernargs, self.buffers = lay_out_kernargs(self, k, args, grid=grid, block=block, queue=queue,

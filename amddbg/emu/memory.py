@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from amddbg.emu.errors import MemoryViolation
+from amddbg.emu.limits import EAGER_MAP, check
 from amddbg.target.address_space import private_lane_to_wave
 
 PAGE = 4096
@@ -25,9 +26,36 @@ PRIVATE_APERTURE = 2 << 48
 APERTURE_MASK = 0xFFFF << 48
 
 
+class _LazyPages(dict):
+    """`GlobalMemory.pages` once a zero-filled range too large to allocate at once is mapped: a page of such
+    a range is allocated the first time it is looked up. A plain dict otherwise (the hot path stays C)."""
+
+    def __init__(self, memory: GlobalMemory, pages: dict) -> None:
+        super().__init__(pages)
+        self._memory = memory
+
+    def get(self, key, default=None):
+        try:
+            return dict.__getitem__(self, key)
+        except KeyError:
+            page = self._memory.zero_page(key)
+            return default if page is None else page
+
+    def __missing__(self, key):
+        page = self._memory.zero_page(key)
+        if page is None:
+            raise KeyError(key)
+        return page
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self, key) or self._memory.in_zero_range(key)
+
+
 class GlobalMemory:
     def __init__(self) -> None:
         self.pages: dict[int, bytearray] = {}
+        self.zero_ranges: list[tuple[int, int]] = []  # [first page, end page) mapped but not yet allocated
+        self.lazy_pages = 0  # pages allocated from zero_ranges (bounded by the memory budget)
         self.next_alloc = 0x1_0000_0000  # device allocations start at 4 GiB (above any 32-bit value)
         self.version = 0  # bumped by every store (hang detection: memory that can still change)
         self.dirty: set[int] = set()  # pages changed since the last content_digest()
@@ -35,8 +63,31 @@ class GlobalMemory:
         self._digest = 0
 
     def map(self, address: int, size: int) -> None:
-        for p in range(address // PAGE, (address + max(size, 1) - 1) // PAGE + 1):
-            self.pages.setdefault(p, bytearray(PAGE))
+        """Map `size` zero bytes at `address`. Up to `limits.EAGER_MAP` they are allocated now; a larger range
+        (a code object's PT_LOAD whose p_memsz says 1 TiB) is recorded and its pages are allocated as they are
+        touched, within the memory budget, so what is mapped costs only what is used."""
+        first, end = address // PAGE, (address + max(size, 1) - 1) // PAGE + 1
+        if (end - first) * PAGE <= EAGER_MAP:
+            for p in range(first, end):
+                self.pages.setdefault(p, bytearray(PAGE))
+            return
+        self.zero_ranges.append((first, end))
+        if not isinstance(self.pages, _LazyPages) and type(self.pages) is dict:
+            self.pages = _LazyPages(self, self.pages)
+
+    def in_zero_range(self, key: int) -> bool:
+        return any(a <= key < b for a, b in self.zero_ranges)
+
+    def zero_page(self, key: int) -> bytearray | None:
+        """Allocate page `key` of a lazily mapped range (None outside every range)."""
+        if not self.in_zero_range(key):
+            return None
+        self.lazy_pages += 1
+        if self.lazy_pages % 4096 == 0:  # every 16 MiB touched: still inside the budget?
+            check(self.lazy_pages * PAGE, "memory touched in lazily mapped ranges")
+        page = bytearray(PAGE)
+        dict.__setitem__(self.pages, key, page)
+        return page
 
     def alloc(self, size: int, *, align: int = 256) -> int:
         addr = (self.next_alloc + align - 1) // align * align

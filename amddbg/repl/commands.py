@@ -430,8 +430,8 @@ class Debugger:
         as_json, args = self._json_flag(args)
         threads = self.program.waves if waves_only else self.program.threads
         if args:
-            wanted = set(_numbers(args))
-            threads = [t for t in threads if t.number in wanted]
+            wanted = _ranges(args)
+            threads = [t for t in threads if any(lo <= t.number <= hi for lo, hi in wanted)]
         if as_json:
             self.emit_json({"command": "info waves" if waves_only else "info threads",
                             "threads": [self._thread_row(t) for t in threads]})
@@ -752,32 +752,66 @@ class Debugger:
         self._print_frame(self.program.current_frame)
 
     def thread_apply(self, args: str) -> None:
+        """gdb's `thread apply all|ID-LIST [FLAG]... [--] COMMAND`; flags -q (no thread headers), -c (go on after
+        an error, printing it), -s (go on silently). An ID list is matched against the threads that exist,
+        so `1-999999999` costs what the core has, not a billion-entry list."""
         if not args:
             raise UsageError("Please specify a thread ID list")
         words = args.split()
         if words[0] == "all":
             targets = list(self.program.threads)
-            cmd = " ".join(words[1:])
+            i = 1
         else:
-            nums = []
+            ranges = []
             i = 0
             while i < len(words) and re.fullmatch(r"\d+(-\d+)?", words[i]):
-                nums.extend(_numbers(words[i]))
+                ranges.extend(_ranges(words[i]))
                 i += 1
-            if not nums:
+            if not ranges:
                 raise UsageError(f"Invalid thread ID: {words[0]}")
-            targets = [self.program.thread(n) for n in nums]
-            cmd = " ".join(words[i:])
+            have = {t.number: t for t in self.program.threads}
+            targets, missing = [], []
+            for lo, hi in ranges:
+                if hi - lo < 4096:  # gdb's order: as listed
+                    for n in range(lo, hi + 1):
+                        (targets.append(have[n]) if n in have else missing.append(n))
+                else:
+                    hit = sorted(n for n in have if lo <= n <= hi)
+                    targets += [have[n] for n in hit]
+                    edges = [lo - 1, *hit, hi + 1]  # the gaps between the threads that exist
+                    missing += [f"{a + 1}-{b - 1}" if b - a > 2 else str(a + 1)
+                                for a, b in zip(edges, edges[1:], strict=False) if b - a > 1]
+            if missing:
+                shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
+                many = len(missing) > 1 or "-" in str(missing[0])
+                warn = f"warning: Unknown thread{'s' if many else ''} {shown}"
+                if not targets:
+                    raise UsageError(warn[len("warning: "):])
+                self.out(warn)
+        flags = set()
+        while i < len(words) and words[i] in ("-q", "-c", "-s", "--"):
+            i += 1
+            if words[i - 1] == "--":
+                break
+            flags.add(words[i - 1])
+        cmd = " ".join(words[i:])
         if not cmd:
             raise UsageError("Please specify a command following the thread ID list")
         saved = (self.program.focus.thread, self.program.focus.lane, self.program.focus.frame_level)
         try:
             for t in targets:
                 self.program.select_thread(t.number)
-                if not self.json_mode:
+                if not self.json_mode and "-q" not in flags:
                     self.out("")
                     self.out(render.thread_header(t))
-                self.execute(cmd)
+                try:
+                    self.execute(cmd)
+                except AmddbgError as exc:
+                    if "-s" in flags:
+                        continue
+                    if "-c" not in flags:
+                        raise
+                    self.out(safe(exc.user_message()))
         finally:
             self.program.focus.thread, self.program.focus.lane, self.program.focus.frame_level = saved
 
@@ -1135,7 +1169,8 @@ def _int(text: str, what: str) -> int:
         raise UsageError(f"Invalid {what}: {text}") from None
 
 
-def _numbers(text: str) -> list[int]:
+def _ranges(text: str) -> list[tuple[int, int]]:
+    """`3 5-7` as [(3, 3), (5, 7)] (a range is never expanded: its end may be 999999999)."""
     out = []
     for part in text.split():
         m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
@@ -1143,7 +1178,9 @@ def _numbers(text: str) -> list[int]:
             raise UsageError(f"Invalid thread ID: {part}")
         lo = int(m.group(1))
         hi = int(m.group(2) or lo)
-        out.extend(range(lo, hi + 1))
+        if hi < lo:
+            raise UsageError(f"inverted range: {part}")
+        out.append((lo, hi))
     return out
 
 

@@ -38,18 +38,41 @@ def run_python(dbg, args: str) -> None:
         pass
 
 
+class ScriptFailed(Exception):  # noqa: N818 - carries the exit status of a failed user script
+    """The user's script raised: its traceback has been printed (as gdb's `source` prints it)."""
+
+
 def run_script(dbg, path: str, argv: list[str] | None = None) -> None:
+    """Run the user's script with `prog` bound. A FIFO or device is refused before opening (reading it
+    would block). An exception in the script prints the script's own traceback (frames of amddbg's
+    runner removed) on stderr and raises `ScriptFailed`, so the command line exits 1, as gdb does."""
+    from amddbg.textsafe import check_regular
+
+    check_regular(path, what="Python script")
     ns = namespace(dbg)
     ns["__name__"] = "__main__"
     ns["__file__"] = path
     try:
         with open(path, encoding="utf-8") as f:
             source = f.read()
-    except OSError as exc:
-        raise UsageError(f"{path}: {exc.strerror}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
     old_argv = sys.argv
     sys.argv = [path, *(argv or [])]
     try:
-        exec(compile(source, path, "exec"), ns)  # noqa: S102 - the user's own script
+        code_obj = compile(source, path, "exec")
+        exec(code_obj, ns)  # noqa: S102 - the user's own script
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            raise ScriptFailed() from None
+    except Exception as exc:  # noqa: BLE001 - the user's error, shown as Python shows it
+        import traceback
+
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != path:  # drop amddbg's own frames
+            tb = tb.tb_next
+        sys.stdout.flush()
+        traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+        raise ScriptFailed() from None
     finally:
         sys.argv = old_argv

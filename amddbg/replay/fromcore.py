@@ -33,9 +33,10 @@ class ReplayUnavailable(AmddbgError):
 class CorePages(dict):
     """`GlobalMemory.pages` that reads a page from the core the first time it is touched."""
 
-    def __init__(self, memory, pages: dict) -> None:
+    def __init__(self, memory, pages: dict, zero_page=None) -> None:
         super().__init__(pages)
         self._memory = memory
+        self._zero_page = zero_page  # GlobalMemory.zero_page: lazily mapped zero ranges the core lacks
         self._absent: set[int] = set()
         self.partial: set[int] = set()  # pages of which only some 256-byte chunks are in the core
 
@@ -55,8 +56,10 @@ class CorePages(dict):
                 except (Unavailable, AmddbgError, ValueError, OverflowError):
                     pass
             if not got:
-                self._absent.add(key)
-                return None
+                zero = self._zero_page(key) if self._zero_page is not None else None
+                if zero is None:
+                    self._absent.add(key)
+                return zero
             self.partial.add(key)
         dict.__setitem__(self, key, data)
         return data
@@ -111,7 +114,7 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0)
     if lco is None:
         raise ReplayUnavailable(f"no loaded code object contains the waves' PC {threads[0].pc:#x}")
     m = Machine(lco.codeobj, seed=seed, load_address=lco.load_address)
-    m.memory.pages = CorePages(program.core.memory, m.memory.pages)
+    m.memory.pages = CorePages(program.core.memory, m.memory.pages, m.memory.zero_page)
     top = max((k for k in m.memory.pages), default=0) * PAGE
     m.memory.next_alloc = max(m.memory.next_alloc, top + 16 * PAGE)
     kernel = program.dispatch_kernel(d, threads[0].pc)

@@ -13,12 +13,13 @@ Plugins' triage rules classify each leaf branch (and explanations) into named bu
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from amddbg.triage.render import document, dot, rich_tree
-from amddbg.triage.runner import expand_paths, run_summaries
+from amddbg.triage.runner import expand_inputs, run_summaries
 from amddbg.triage.tree import CoreSummary, Node, TriageTree, WaveClass, merge
 
 __all__ = ["CoreSummary", "Node", "TriageReport", "TriageTree", "WaveClass", "merge", "triage"]
@@ -47,9 +48,11 @@ def triage(paths: Sequence, *, by: str = "stack", jobs: int = 1, cluster: str | 
 
         raise UsageError(f"--by must be stack, line, kernel or state, not {by!r}")
     t0 = time.perf_counter()
-    files = expand_paths(paths)
+    files, problems = expand_inputs(paths)
     options = {"sysroot": sysroot, "solib_search_path": solib_search_path}
     summaries = run_summaries(files, jobs=jobs, cluster=cluster, options=options, progress=progress)
+    summaries += [CoreSummary(path=p, name=os.path.basename(p.rstrip(os.sep)) or p, error=why)
+                  for p, why in problems]
     tree = merge(summaries, by=by)
     if plugins is not None:
         _classify(tree, plugins)

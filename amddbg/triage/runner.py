@@ -103,13 +103,38 @@ def _run_dask(paths, cluster: str, jobs: int, options: dict, done) -> None:
 
 
 def expand_paths(paths: Sequence[str]) -> list:
-    """Files as given; a directory contributes its *.core / *.gpu / core* files (sorted). A host core next to
-    its split GPU core (NAME.host.core + NAME.gpu) is one entry."""
+    """`expand_inputs` without the inputs that could not be listed."""
+    return expand_inputs(paths)[0]
+
+
+def expand_inputs(paths: Sequence[str]) -> tuple[list, list[tuple[str, str]]]:
+    """(files, problems). Files as given; a directory contributes its *.core / *.gpu / core* files (sorted).
+    A file reached twice (the same file through a symlinked directory, a hard link, or named twice) is
+    counted once: its first path is kept. A directory that cannot be listed is a problem (path, reason),
+    a line of the report, not the end of the run."""
     out: list = []
+    problems: list[tuple[str, str]] = []
+    seen: set = set()
+
+    def add(f: str) -> None:
+        try:
+            st = os.stat(f)
+            key = (st.st_dev, st.st_ino)
+        except OSError:
+            key = os.path.realpath(f)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+
     for p in paths:
         if os.path.isdir(p):
-            names = sorted(n for n in os.listdir(p) if n.endswith((".core", ".gpu")) or n.startswith("core"))
-            out.extend(os.path.join(p, n) for n in names)
+            try:
+                names = sorted(n for n in os.listdir(p) if n.endswith((".core", ".gpu")) or n.startswith("core"))
+            except OSError as exc:
+                problems.append((p, f"cannot list the directory: {exc.strerror or exc}"))
+                continue
+            for n in names:
+                add(os.path.join(p, n))
         else:
-            out.append(p)
-    return out
+            add(p)
+    return out, problems

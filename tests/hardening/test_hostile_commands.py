@@ -146,3 +146,47 @@ def test_terabyte_p_memsz_maps_only_what_is_used(tmp_path, argv, want):
     r = run([a.format(f=core) for a in argv], timeout=120, data_limit=1 << 30)
     _no_internal(r)
     assert want in r.stdout, (r.stdout[-1500:], r.stderr[-1500:])
+
+
+def _without_dac(argv: list[str]) -> list[str]:
+    """Run as this user without the capabilities that let root read any directory (so chmod 000 bites)."""
+    import shutil
+
+    if os.geteuid() != 0:
+        return argv
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: a chmod 000 directory stays listable")
+    drop = "-dac_override,-dac_read_search"
+    return ["setpriv", "--bounding-set", drop, "--inh-caps", drop, *argv]
+
+
+def test_triage_unlistable_directory_and_symlinked_duplicates(tmp_path):
+    import shutil
+    import subprocess
+
+    real = tmp_path / "real"
+    real.mkdir()
+    for name in ("barrier-deadlock-gfx90a.gpu", "lds-spin-gfx90a.gpu"):
+        shutil.copyfile(SCEN / name, real / name)
+    (tmp_path / "link").symlink_to(real)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    shutil.copyfile(SCEN / "lds-spin-gfx942.gpu", locked / "x.gpu")
+    locked.chmod(0)
+    try:
+        argv = _without_dac([sys.executable, "-m", "amddbg", "triage", "--json", str(real), str(tmp_path / "link"),
+                             str(real / "lds-spin-gfx90a.gpu"), str(locked)])
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        only = subprocess.run(_without_dac([sys.executable, "-m", "amddbg", "triage", str(locked)]),
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        locked.chmod(0o755)
+    _no_internal(r)
+    import json
+
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0
+    assert doc["waves"] == 5  # each core once, though reached three ways
+    assert "cannot list the directory: Permission denied" in r.stdout
+    assert_one_line_error(only)
+    assert "cannot list the directory: Permission denied" in only.stderr

@@ -75,6 +75,13 @@ def wave_document(core: Core, w, registers: bool, symbolizers: dict | None = Non
         "source": wave_source(core, w.pc, symbolizers if symbolizers is not None else {}),
     }
     if registers:
+        # the scalar registers dbgapi shows besides the files: m0, MODE, and gfx12's exception and
+        # trap-control registers (EXCP_FLAG_PRIV/USER, TRAP_CTRL replace TRAPSTS there)
+        d["m0"] = w.m0
+        d["mode"] = w.mode
+        for name in ("excp_flag_priv", "excp_flag_user", "trap_ctrl"):
+            if name in w.family.hwreg_slots:
+                d[name] = w.hwreg(name)
         try:
             d["sgprs"] = w.sgprs
         except Unavailable:

@@ -153,13 +153,30 @@ class Family:
             + 128 * s.shared_vgprs
         )
 
-    def exposed_sgprs(self, s: Sizes) -> int:
-        """SGPRs dbgapi exposes: every allocated one up to the aliased end, alias slots included.
-
-        A 64-SGPR gfx9 wave shows s0..s63 in ROCgdb (s58..s63 are also its flat_scratch/xnack/vcc
-        aliases); only slots past the architectural file (s108+ of a 112 allocation) are hidden.
-        """
+    def aliased_sgpr_end(self, s: Sizes) -> int:
+        """SGPR slots of the record that mean something: s0.. up to and including the alias slots
+        (gfx9: flat_scratch, xnack_mask, vcc in the last 6; gfx10+: vcc in the last 2). ROCdbgapi's
+        `aliased_sgpr_end = min(scalar_register_count + scalar_alias_count, sgpr_count)`."""
         return max(0, min(self.scalar_register_count + self.scalar_alias_count, s.sgprs))
+
+    def exposed_sgprs(self, s: Sizes) -> int:
+        """How many SGPRs dbgapi exposes (s0..s<n-1>): ``min(allocated, N)``, N = 102 on the gfx9 family and
+        106 on gfx10+ (ROCdbgapi src/architecture.cpp: the "scalar" register class is s0..s<N-1> plus the
+        shadow SGPRs of the same numbers). Below N the alias slots [end-aliases, end) are hidden as SGPRs and
+        shown again as shadow sN (gfx9: a 64-SGPR wave shows s0..s63, s58..s63 its flat_scratch, xnack_mask
+        and vcc); above N they are only `vcc`/`flat_scratch`/`xnack_mask` (a 112-SGPR gfx9 wave shows
+        s0..s101). gfx10+ records always save 128 SGPRs, so every gfx10/11/12 wave shows s0..s105.
+        """
+        return max(0, min(s.sgprs, self.scalar_register_count))
+
+    def xnack_shadow_slots(self, s: Sizes) -> tuple[int, ...]:
+        """Shadow SGPR numbers dbgapi reads from the HWREG block instead of the slot: the xnack_mask pair
+        (end-4, end-3) of the gfx9 alias block, when exposed ("The xnack_mask register (shadow_sgpr_end[-4:-3])
+        really is saved in the hwreg block (hwreg[7:8]) by the CWSR handler")."""
+        if self.scalar_alias_count != 6:
+            return ()
+        end, n = self.aliased_sgpr_end(s), self.exposed_sgprs(s)
+        return tuple(i for i in (end - 4, end - 3) if 0 <= i < n)
 
     # -- TTMP conventions ----------------------------------------------------------------------
     def spi_ttmps_valid(self, ttmps: list[int], r_version: int) -> bool:

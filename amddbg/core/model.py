@@ -222,13 +222,25 @@ class Wave:
 
     @property
     def sgpr_count(self) -> int:
+        """How many SGPRs dbgapi exposes for this wave (`Family.exposed_sgprs`: min(allocated, 102|106))."""
         return self.family.exposed_sgprs(self.sizes)
 
     @property
-    def sgprs(self) -> list[int]:
-        """The SGPRs dbgapi exposes (s0..s101 on gfx9, s0..s105 on gfx10+, fewer if fewer allocated)."""
-        n = self.sgpr_count
+    def sgpr_slots(self) -> list[int]:
+        """The record's SGPR slots up to the aliased end: s0.. then the alias slots (gfx9: flat_scratch,
+        xnack_mask, vcc; gfx10+: vcc). What `vcc`/`flat_scratch` and replay read."""
+        n = self.family.aliased_sgpr_end(self.sizes)
         return list(struct.unpack(f"<{n}I", self.mem.read(self._addrs()["sgprs"], 4 * n)))
+
+    @property
+    def sgprs(self) -> list[int]:
+        """The SGPRs dbgapi exposes, s0..s<sgpr_count-1>: at most s0..s101 on gfx9, s0..s105 on gfx10+. A gfx9
+        wave with at most 102 SGPRs shows its alias slots as shadow SGPRs, xnack_mask read from HWREG."""
+        n = self.sgpr_count
+        out = self.sgpr_slots[:n]
+        for i, slot in zip(self.family.xnack_shadow_slots(self.sizes), (7, 8), strict=False):
+            out[i] = self.hwregs[slot]
+        return out
 
     def _vector_block(self, addr: int, count: int, lanes: int) -> list[list[int]]:
         if count == 0:

@@ -181,7 +181,7 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0)
 def _load_wave(w: Wave, t, m: Machine, state: CoreReplayState) -> None:
     regs = t.registers
     core = t.wave
-    s = list(core.sgprs)
+    s = list(core.sgpr_slots)  # the slots, alias slots included (flat_scratch at s102 of a 112-SGPR gfx9 wave)
     w.s[:len(s)] = [x & 0xFFFFFFFF for x in s[:128]]
     try:
         w.vcc = regs.vcc

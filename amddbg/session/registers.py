@@ -2,7 +2,8 @@
 
 Scalar names follow ROCgdb: ``pc``, ``exec``, ``vcc``, ``m0``, ``status``, ``trapsts``, ``mode``, ``sN``,
 ``ttmpN``; vector ``vN``/``aN`` need a lane. VCC lives in the SGPR file's alias slots (the two SGPRs
-below the aliased end: s[min(108, allocated)-2 : -1]), as dbgapi reads it.
+below the aliased end: s[min(108, allocated)-2 : -1]), as dbgapi reads it. SGPRs are the ones dbgapi exposes
+(`Wave.sgprs`: min(allocated, 102) on gfx9, 106 on gfx10+); `$s107` is no register, as in ROCgdb.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ class WaveRegisters:
 
     @property
     def vcc(self) -> int:
-        s = self.sgprs
-        end = min(108, self.wave.sizes.sgprs)
+        s = self.wave.sgpr_slots
+        end = len(s)
         if end < 2 or end > len(s):
             raise Unavailable("register", 0, 8, "vcc is not in the saved SGPRs")
         lo, hi = s[end - 2], s[end - 1]

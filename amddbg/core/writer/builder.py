@@ -343,7 +343,7 @@ class CoreBuilder:
         lds_size = _align(len(lds), 512) if lds else 0
         sizes = Sizes(vc, ac, shared_vgpr_count or _align(len(shared_vgprs), 8), sc, lds_size, lanes)
         fam.encode_state(sizes)  # validates counts
-        if len(vgprs) > vc or len(accvgprs) > ac or len(sgprs) > fam.exposed_sgprs(sizes):
+        if len(vgprs) > vc or len(accvgprs) > ac or len(sgprs) > fam.aliased_sgpr_end(sizes):
             raise ValueError("more registers given than the counts allow")
         hw = [0] * 16
         slots = fam.hwreg_slots

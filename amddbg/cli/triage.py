@@ -29,6 +29,7 @@ def add_parser(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from amddbg.plugins import load_plugins
     from amddbg.triage import triage
+    from amddbg.triage.render import compact_names, plural
 
     if args.jobs < 1 or args.jobs > 512:
         raise UsageError(f"--jobs must be between 1 and 512, not {args.jobs}")
@@ -62,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
             console.print(line)
         console.print(report.rich())
         outl = doc["outlier_cores"]
-        console.print(f"{doc['ordinary_cores']} cores entirely in the majority branches; "
-                      f"{len(outl)} outlier{'s' if len(outl) != 1 else ''}"
-                      + (": " + ", ".join(outl[:16]) + (" ..." if len(outl) > 16 else "") if outl else ""),
+        ordinary = doc["ordinary_cores"]
+        console.print(f"{plural(ordinary, 'core')} entirely in the majority branches; "
+                      f"{plural(len(outl), 'outlier')}" + (": " + compact_names(outl, 16) if outl else ""),
                       markup=False)
-        console.print(f"{len(tree.summaries)} cores in {report.seconds:.2f} s", markup=False)
+        console.print(f"{plural(len(tree.summaries), 'core')} in {report.seconds:.2f} s", markup=False)
     if not tree.readable:
         raise AmddbgError("no core could be read" + (f": {tree.failed[0].error}" if tree.failed else ""))
     return 0

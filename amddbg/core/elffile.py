@@ -173,6 +173,27 @@ class ElfCore:
             self.phdrs.append(Phdr(i, *_unpack(_PHDR, self.data, off)))
 
     @property
+    def expected_size(self) -> int | None:
+        """The file size its program headers need (the end of the last segment's file bytes); None when the
+        program header table itself is cut, so the size cannot be known."""
+        if any(w.startswith("program header table truncated") for w in self.warnings):
+            return None
+        ends = [ph.p_offset + ph.p_filesz for ph in self.phdrs if ph.p_filesz]
+        return max([self.e_phoff + len(self.phdrs) * _PHDR.size, *ends])
+
+    @property
+    def truncated(self) -> bool:
+        """The file ends before what its headers describe (a dump cut short: disk full, killed writer)."""
+        expected = self.expected_size
+        return expected is None or self.file_size < expected or any("truncated" in w for w in self.warnings)
+
+    def truncation_text(self) -> str:
+        """``truncated at offset 0x800 (0x18060 bytes expected)``, as damage reports say it."""
+        expected = self.expected_size
+        known = f"{expected:#x} bytes expected" if expected is not None else "inside the program header table"
+        return f"truncated at offset {self.file_size:#x} ({known})"
+
+    @property
     def is_gpu_core(self) -> bool:
         """A split AMDGPU core (EM_AMDGPU, as ROCr writes `gpucore.<pid>`)."""
         return self.e_machine == EM_AMDGPU

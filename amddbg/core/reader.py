@@ -47,6 +47,7 @@ class Core:
     ) -> None:
         self.files = files
         self.warnings: list[str] = []
+        self._lost_waves = [0, 0]  # wave records listed but not in the file; XCCs whose wave count is lost
         note_file, note = None, None
         for f in files:
             for n in f.notes:
@@ -56,6 +57,10 @@ class Core:
                     else:
                         self.warnings.append(f"{f.path}: a second AMDGPU core-state note is ignored")
         if note is None:
+            cut = next((f for f in files if f.truncated), None)
+            if cut is not None:  # the note was in the part of the file that is missing: say that, not "no core"
+                raise FormatError(f"damaged: {cut.truncation_text()}; the AMDGPU core-state note is not in what "
+                                  "remains", file=cut.path)
             raise FormatError(
                 "no NT_AMDGPU_KFD_CORE_STATE note: not an AMDGPU core (or only the host half of a split pair)",
                 file=files[0].path,
@@ -189,8 +194,24 @@ class Core:
                 ttmp_setup=ttmp_setup,
                 dispatches=dispatches,
                 warnings=self.warnings,
+                lost=self._lost_waves,
             )
         return waves, dispatches
+
+    @property
+    def damage(self) -> dict | None:
+        """How this core is damaged, or None: ``{"file", "size", "expected"}`` for the first file that ends
+        before its headers say (truncated at offset `size`), ``"waves_readable"``, and ``"waves_expected"``
+        (None when the lost part held the wave count itself)."""
+        readable = len(self.waves)  # decoding fills _lost_waves
+        cut = next((f for f in self.files if f.truncated), None)
+        lost, unknown = self._lost_waves
+        if cut is None and not lost and not unknown:
+            return None
+        return {"file": cut.path if cut else self.files[0].path, "size": cut.file_size if cut else None,
+                "expected": cut.expected_size if cut else None,
+                "truncation": cut.truncation_text() if cut else None, "waves_readable": readable,
+                "waves_expected": None if unknown else readable + lost}
 
     @property
     def waves(self) -> list[Wave]:

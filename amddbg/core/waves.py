@@ -77,8 +77,13 @@ def decode_queue(
     ttmp_setup: bool,
     dispatches: dict,
     warnings: list[str],
+    lost: list[int] | None = None,
 ) -> list[Wave]:
-    """All wave records of one queue, in control-stack order, XCC by XCC."""
+    """All wave records of one queue, in control-stack order, XCC by XCC.
+
+    `lost` ([waves whose records the control stack lists but the file does not hold, XCCs whose wave count is
+    unknown]) is added to when the core is cut short: what `Core.damage` reports."""
+    lost = lost if lost is not None else [0, 0]
     read_amd_queue(mem, queue, warnings)
     agent_ttmps = ttmp_setup or bool(agent.entry.get("debug_prop", 0) & HSA_DBG_DISPATCH_INFO_ALWAYS_VALID)
     waves: list[Wave] = []
@@ -93,6 +98,7 @@ def decode_queue(
             hdr = CONTEXT_SAVE_AREA_HEADER.unpack(mem.read(ctx, 24), 0, 24)
         except Unavailable as exc:
             warnings.append(f"{where}: context save area header unavailable ({exc.why})")
+            lost[1] += 1
             continue
         cs_begin = ctx + hdr["control_stack_offset"]
         cs_size = hdr["control_stack_size"]
@@ -112,6 +118,7 @@ def decode_queue(
             words = struct.unpack(f"<{cs_size // 4}I", mem.read(cs_begin, cs_size))
         except Unavailable as exc:
             warnings.append(f"{where}: control stack unavailable ({exc.why})")
+            lost[1] += 1
             continue
         waves.extend(
             _iterate(
@@ -128,6 +135,7 @@ def decode_queue(
                 dispatches,
                 warnings,
                 where,
+                lost,
             )
         )
     return waves
@@ -147,6 +155,7 @@ def _iterate(
     dispatches,
     warnings,
     where,
+    lost,
 ) -> list[Wave]:
     out: list[Wave] = []
     state0 = state1 = 0
@@ -185,6 +194,7 @@ def _iterate(
             warnings.append(
                 f"{where}: the records of waves {len(out)}..{len(out) + rest} are not in the core ({exc.why})"
             )
+            lost[0] += rest + 1
             return out
         wave = Wave(
             agent,

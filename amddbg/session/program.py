@@ -557,7 +557,12 @@ class Program:
 
     def in_polling_loop(self, address: int, *, sleeps: bool = False) -> bool:
         """Is `address` inside a backward-branch loop whose body loads memory (a spin-wait)? With `sleeps`, the
-        body must also contain an `s_sleep` (a spin-wait wherever in it the wave stopped)."""
+        body must also contain an `s_sleep` (a spin-wait wherever in it the wave stopped).
+
+        A wave still on its first poll counts too: -O2 rotates a `while (load(flag) == 0)` loop so that the
+        first load and its test sit before the loop (a peeled first iteration). A PC after such a load, whose
+        straight-line path reaches the loop with no store, barrier or call on the way, is in the poll (the
+        state of a wave comes from the loop it is in, not from whether it has taken the back edge yet)."""
         lco = self.code_object_at(address)
         if lco is None:
             return False
@@ -568,11 +573,15 @@ class Program:
         insns = lco.instructions(lo, lo + f.size)
         for br in insns:
             t = br.branch_target
-            if br.is_branch and t is not None and t <= address <= br.address:
-                body = [i for i in insns if t <= i.address <= br.address]
-                if any(i.memory is not None and i.memory.is_load for i in body) and \
-                        (not sleeps or any(i.mnemonic.startswith("s_sleep") for i in body)):
-                    return True
+            if not (br.is_branch and t is not None and t <= br.address):
+                continue
+            body = [i for i in insns if t <= i.address <= br.address]
+            if not any(i.memory is not None and i.memory.is_load for i in body):
+                continue
+            if sleeps and not any(i.mnemonic.startswith("s_sleep") for i in body):
+                continue
+            if t <= address <= br.address or _peeled_poll(insns, address, t, body):
+                return True
         return False
 
     # -- expressions --------------------------------------------------------------------------------------
@@ -668,3 +677,31 @@ def open(paths: str | os.PathLike | Sequence[str | os.PathLike], *, sysroot: str
         core = open_core(cores if len(cores) > 1 else cores[0], sysroot=sysroot,
                          solib_search_path=solib_search_path)
     return Program(core=core, static_code_objects=statics, paths=paths)
+
+
+_ENDS_STRAIGHT_LINE = ("s_barrier", "s_endpgm", "s_setpc", "s_swappc", "s_call", "s_trap")
+
+
+def _peeled_poll(insns: list, address: int, header: int, body: list) -> bool:
+    """The loop's first iteration peeled before it: the straight-line code around `address` (back to the last
+    branch, forward to the loop `header`) issues a load that the loop body repeats (same instruction text: same
+    address operands), and from `address` the code reaches the header with no store, barrier, call or end on
+    the way. The wave is then about to poll, polling, or testing its first poll: in the poll either way."""
+    if address >= header:
+        return False
+    polls = {i.text for i in body if i.memory is not None and i.memory.is_load}
+    k = next((n for n, i in enumerate(insns) if i.address == address), None)
+    if k is None:
+        return False
+    seen = False
+    for i in insns[k:]:
+        if i.address >= header:
+            break
+        if i.mnemonic.startswith(_ENDS_STRAIGHT_LINE) or (i.memory is not None and i.memory.is_store):
+            return False
+        seen = seen or (i.memory is not None and i.memory.is_load and i.text in polls)
+    for i in reversed(insns[:k]):
+        if i.is_branch or i.mnemonic.startswith(_ENDS_STRAIGHT_LINE):
+            break
+        seen = seen or (i.memory is not None and i.memory.is_load and i.text in polls)
+    return seen

@@ -6,6 +6,8 @@ markup, and control characters are escaped (amddbg.textsafe).
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 from rich.tree import Tree
 
@@ -16,16 +18,41 @@ JSON_VERSION = 1
 NAMED_OUTLIERS = 8  # cores named under a branch before "+N more"
 
 
-def _names(tree: TriageTree, cores: list[int], limit: int = NAMED_OUTLIERS) -> str:
-    names = [tree.summaries[i].name for i in cores]
-    text = ", ".join(names[:limit])
-    if len(names) > limit:
-        text += f", +{len(names) - limit} more"
+def plural(n: int, word: str) -> str:
+    """``1 wave``, ``2 waves``, ``1 core``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
+
+
+def compact_names(names: list[str], limit: int = NAMED_OUTLIERS) -> str:
+    """STAT's rank lists: runs of consecutively numbered names collapse (``rank0085.gpu..rank0104.gpu``), and
+    past `limit` runs the rest is counted (``(+2 more)``)."""
+    runs: list[list[str]] = []
+    prev = None
+    for name in names:
+        m = _NUMBERED.match(name)
+        key = (m.group(1), len(m.group(2)), m.group(3), int(m.group(2))) if m else None
+        if runs and prev is not None and key is not None and key[:3] == prev[:3] and key[3] == prev[3] + 1:
+            runs[-1].append(name)
+        else:
+            runs.append([name])
+        prev = key
+    shown = [r[0] if len(r) == 1 else f"{r[0]}, {r[1]}" if len(r) == 2 else f"{r[0]}..{r[-1]}" for r in runs]
+    text = ", ".join(shown[:limit])
+    if len(shown) > limit:
+        rest = sum(len(r) for r in runs[limit:])
+        text += f" (+{rest} more)"
     return text
 
 
+def _names(tree: TriageTree, cores: list[int], limit: int = NAMED_OUTLIERS) -> str:
+    return compact_names([tree.summaries[i].name for i in cores], limit)
+
+
 def _leaf_note(tree: TriageTree, leaf: Node) -> str:
-    bits = [leaf.label]
+    bits = [f"{plural(leaf.waves, 'wave')} in {plural(len(leaf.cores), 'core')}"]
     pw = per_workgroup_text(leaf)
     if pw:
         bits.append(pw)
@@ -33,23 +60,32 @@ def _leaf_note(tree: TriageTree, leaf: Node) -> str:
 
 
 def headline(tree: TriageTree) -> str:
-    n = len(tree.readable)
-    return f"{tree.root.waves} waves / {n} core{'s' if n != 1 else ''}"
+    """The root: waves, and every input counted (readable, damaged, unreadable)."""
+    total = len(tree.summaries)
+    text = f"{plural(tree.root.waves, 'wave')} / {plural(total, 'core')}"
+    extra = []
+    if tree.damaged:
+        extra.append(f"{len(tree.damaged)} damaged")
+    if tree.failed:
+        extra.append(f"{len(tree.failed)} unreadable")
+    return text + (f" ({', '.join(extra)})" if extra else "")
 
 
 def branch_lines(tree: TriageTree) -> list[str]:
-    """One line per kernel: the STAT one-liner, e.g.
-    ``stage_handoff -> wg_sync:20 (at barrier, 1 per workgroup) | stage_handoff:35 (spinning, 3 per workgroup)``."""
+    """One line per kernel: the STAT one-liner with counts, e.g. ``stage_handoff:31 -> wg_sync:20 (at barrier:
+    6 waves in 2 cores, 3 per workgroup) | stage_handoff:35 (spinning: 2 waves in 2 cores, 1 per workgroup)``;
+    under ``--by state`` one line per state."""
     out = []
-    for kernel in tree.root.children.values():
+    for top in tree.root.children.values():
         parts = []
-        for leaf in kernel.leaves():
+        for leaf in top.leaves():
             path = tree.root.path_to(leaf) or []
             frames = [n.label for n in path if n.kind in ("kernel", "frame")]
-            # keep the kernel name once: "k -> f" (drop a leading frame that repeats the kernel)
+            # keep the kernel name once: "k:31 -> f:20" (drop the kernel node when a frame repeats its name)
             if len(frames) > 1 and frames[1].split(":")[0] == frames[0]:
-                frames = [frames[1], *frames[2:]]
-            parts.append(f"{' -> '.join(frames)} ({_leaf_note(tree, leaf)})")
+                frames = frames[1:]
+            note = f"{leaf.label}: {_leaf_note(tree, leaf)}"
+            parts.append(f"{' -> '.join(frames)} ({note})" if frames else note)
         out.append(" | ".join(parts))
     return out
 
@@ -60,9 +96,7 @@ def rich_tree(tree: TriageTree) -> Tree:
     def add(parent: Tree, node: Node) -> None:
         line = Text()
         line.append(safe(node.label), style="cyan" if node.kind != "state" else "magenta")
-        line.append(f"  {node.waves} wave{'s' if node.waves != 1 else ''}")
-        ncores = len(node.cores)
-        line.append(f", {ncores} core{'s' if ncores != 1 else ''}")
+        line.append(f"  {plural(node.waves, 'wave')}, {plural(len(node.cores), 'core')}")
         if node.kind == "state":
             pw = per_workgroup_text(node)
             if pw:
@@ -83,6 +117,10 @@ def rich_tree(tree: TriageTree) -> Tree:
 
     for child in tree.root.children.values():
         add(root, child)
+    if tree.damaged:
+        hurt = root.add(Text(f"damaged cores: {len(tree.damaged)}", style="yellow"))
+        for s in tree.damaged:
+            hurt.add(Text(f"{safe(s.name)}: damaged: {safe(s.damage or '')}"))
     if tree.failed:
         bad = root.add(Text(f"unreadable cores: {len(tree.failed)}", style="red"))
         for s in tree.failed:
@@ -117,6 +155,7 @@ def document(tree: TriageTree, *, seconds: float | None = None) -> dict:
         "by": tree.by,
         "cores": len(tree.summaries),
         "readable_cores": len(tree.readable),
+        "damaged": [{"core": s.name, "path": s.path, "damage": s.damage} for s in tree.damaged],
         "waves": tree.root.waves,
         "summary": branch_lines(tree),
         "ordinary_cores": len(tree.readable) - len(outliers),
@@ -146,7 +185,7 @@ def dot(tree: TriageTree) -> str:
             counter[0] += 1
             cid = f"n{counter[0]}"
             ids[id(child)] = cid
-            label = f"{child.label}\\n{child.waves} waves, {len(child.cores)} cores"
+            label = f"{child.label}\\n{plural(child.waves, 'wave')}, {plural(len(child.cores), 'core')}"
             attrs = ""
             if child.kind == "state":
                 pw = per_workgroup_text(child)
@@ -161,5 +200,15 @@ def dot(tree: TriageTree) -> str:
             walk(child)
 
     walk(tree.root)
+    for title, group, note, color in (("damaged", tree.damaged, "damage", "orange"),
+                                      ("unreadable", tree.failed, "error", "red")):
+        if not group:
+            continue
+        lines.append(f'  {title} [label="{title} cores: {len(group)}", color={color}];')
+        lines.append(f'  root -> {title} [label="{len(group)}"];')
+        for k, s in enumerate(group):
+            esc = safe(f"{s.name}: {getattr(s, note) or ''}").replace("\\", "\\\\").replace('"', '\\"')
+            lines.append(f'  {title}{k} [label="{esc}", color={color}];')
+            lines.append(f"  {title} -> {title}{k};")
     lines.append("}")
     return "\n".join(lines) + "\n"

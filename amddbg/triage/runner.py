@@ -75,11 +75,73 @@ def _chunk(paths: list, options: dict) -> list[dict]:
     return [summarize_to_json(p, **options) for p in paths]
 
 
+# How long to wait for a scheduler to answer and for its first worker to join: a connection limit, not a budget
+# on the answer (the tree depends only on the cores).
+CONNECT_SECONDS = float(os.environ.get("AMDDBG_DASK_CONNECT_SECONDS", "30"))
+
+
+def _absolute(p):
+    """Workers may run in another directory (or on another host sharing the file system): they get absolute
+    paths. A host + GPU pair is a list of paths."""
+    if isinstance(p, list | tuple):
+        return [os.path.abspath(x) for x in p]
+    return os.path.abspath(p)
+
+
+class _DaskLog:
+    """Dask's own log lines ("Couldn't gather 1 keys, rescheduling ...", worker restarts) gathered while triage
+    runs and said once each as one amddbg line, instead of a page of tracebacks on stderr."""
+
+    NAMES = ("distributed", "distributed.client", "distributed.worker", "distributed.nanny",
+             "distributed.scheduler", "distributed.core", "distributed.comm")
+
+    def __init__(self) -> None:
+        import logging
+
+        self.counts: dict[str, int] = {}
+        outer = self
+
+        class _Handler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                if record.levelno < logging.WARNING:
+                    return
+                text = " ".join(record.getMessage().split())
+                kind = "a worker was lost and its tasks were rescheduled" if (
+                    "rescheduling" in text or "gather" in text) else text[:160]
+                outer.counts[kind] = outer.counts.get(kind, 0) + 1
+
+        self.handler = _Handler()
+        self.saved: list = []
+
+    def __enter__(self):
+        import logging
+
+        for name in self.NAMES:
+            log = logging.getLogger(name)
+            self.saved.append((log, log.propagate, list(log.handlers)))
+            log.handlers = [self.handler]
+            log.propagate = False
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for log, propagate, handlers in self.saved:
+            log.handlers = handlers
+            log.propagate = propagate
+        for kind, n in self.counts.items():
+            times = f" ({n} times)" if n > 1 else ""
+            print(f"amddbg: warning: Dask: {kind}{times}", file=sys.stderr)
+
+
 def _run_dask(paths, cluster: str, jobs: int, options: dict, done) -> None:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
         raise NotSupported("--cluster needs Dask distributed: pip install 'amddbg[cluster]'") from None
+    with _DaskLog():
+        _run_dask_logged(paths, cluster, jobs, options, done, Client, LocalCluster, as_completed)
+
+
+def _run_dask_logged(paths, cluster, jobs, options, done, Client, LocalCluster, as_completed) -> None:
     local = None
     if cluster == "local":
         local = LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True, dashboard_address=None)
@@ -87,8 +149,19 @@ def _run_dask(paths, cluster: str, jobs: int, options: dict, done) -> None:
     else:
         if not cluster.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
             raise UsageError(f"--cluster: expected tcp://HOST:PORT or 'local', not {cluster!r}")
-        client = Client(cluster, timeout="20s")
+        try:
+            client = Client(cluster, timeout=f"{CONNECT_SECONDS}s")
+        except (OSError, TimeoutError) as exc:
+            raise UsageError(f"--cluster {cluster}: no Dask scheduler answered within {CONNECT_SECONDS} s "
+                             f"({' '.join(str(exc).split())[:200]})") from None
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+        except (TimeoutError, OSError):
+            client.close()
+            raise UsageError(f"--cluster {cluster}: the scheduler has no workers (none joined within "
+                             f"{CONNECT_SECONDS} s); start some with `dask worker {cluster}`") from None
     try:
+        paths = [_absolute(p) for p in paths]
         chunks = [list(paths[i:i + 8]) for i in range(0, len(paths), 8)]
         futures = client.map(_chunk, chunks, options=options, pure=False)
         index = {f.key: n * 8 for n, f in enumerate(futures)}

@@ -32,17 +32,17 @@ def _digest(lco) -> str:
     return d
 
 
-def _label(function: str | None, file: str | None, line: int, innermost: bool) -> str:
+def _label(function: str | None, file: str | None, line: int) -> str:
+    """``name:line``: the innermost frame's line, and for every outer frame (inlined or called) the line of
+    its call site, as `bt` shows them. Two call sites of one helper are two branches (STAT's call paths)."""
     from amddbg.repl.render import plain_name
 
     name = plain_name(function)
-    if innermost:
-        return f"{name}:{line}" if line else name
-    return name
+    return f"{name}:{line}" if line else name
 
 
 def _stack(thread) -> tuple[str, ...]:
-    """Outermost first; the innermost frame carries its line."""
+    """Outermost first; every frame carries its line (the call site for outer frames)."""
     prog = thread.program
     pc = thread.pc
     lco = prog.code_object_at(pc)
@@ -59,14 +59,14 @@ def _stack(thread) -> tuple[str, ...]:
             chain = _CHAINS.get(key)
             if chain is None:
                 srcs = lco.source_frames(pc)
-                chain = tuple(_label(s.function, s.file, s.line, i == 0) for i, s in enumerate(srcs))[::-1]
+                chain = tuple(_label(s.function, s.file, s.line) for s in srcs)[::-1]
                 _CHAINS[key] = chain
             return chain
     try:
         frames = thread.frames()
     except AmddbgError:
         return (f"{pc:#x}",)
-    return tuple(_label(f.function, f.file, f.line, i == 0) for i, f in enumerate(frames))[::-1]
+    return tuple(_label(f.function, f.file, f.line) for f in frames)[::-1]
 
 
 def _state(thread) -> str:
@@ -102,10 +102,10 @@ def summarize_core(path: str | list[str], *, sysroot: str | None = None, solib_s
                 kname = plain_name(_demangle(kernel)) if kernel else "??"
                 groups[(kname, _stack(t), _state(t))].append(t)
             for (kname, stack, state), waves in groups.items():
-                per_wg = Counter(w.workgroup for w in waves)
+                per_wg = Counter(",".join(map(str, w.workgroup)) if w.workgroup else "?" for w in waves)
                 first = waves[0]
                 s.classes.append(WaveClass(
-                    kname, stack, state, len(waves), tuple(sorted(per_wg.values())),
+                    kname, stack, state, len(waves), dict(sorted(per_wg.items())),
                     {"thread": first.number, "target_id": first.target_id, "pc": first.pc,
                      "workgroup": list(first.workgroup) if first.workgroup else None,
                      "wave_in_group": first.wave_in_group, "exec": first.exec}))
@@ -116,6 +116,7 @@ def summarize_core(path: str | list[str], *, sysroot: str | None = None, solib_s
                                      "block": list(d.workgroup_size) if d.workgroup_size else None,
                                      "dispatch_id": d.dispatch_id, "queue_id": d.queue_id})
             s.warnings = [w for w in prog.warnings][:20]
+            s.damage = _damage_text(prog.core.damage if prog.core is not None else None)
         finally:
             prog.close()
     except AmddbgError as exc:
@@ -126,6 +127,18 @@ def summarize_core(path: str | list[str], *, sysroot: str | None = None, solib_s
         s.error = f"internal error ({type(exc).__name__}: {' '.join(str(exc).split())})"
     s.seconds = time.perf_counter() - t0
     return s
+
+
+def _damage_text(d: dict | None) -> str | None:
+    if d is None:
+        return None
+    bits = []
+    if d.get("truncation"):
+        bits.append(d["truncation"])
+    expected = d.get("waves_expected")
+    bits.append(f"{d['waves_readable']} of {expected if expected is not None else 'an unknown number of'} "
+                f"wave{'s' if expected != 1 else ''} readable")
+    return ", ".join(bits)
 
 
 def summarize_to_json(path, **kw) -> dict:

@@ -24,16 +24,18 @@ class WaveClass:
     stack: tuple[str, ...]
     state: str
     count: int
-    per_workgroup: tuple[int, ...] = ()  # sorted counts of this class per workgroup that has it
+    # waves of this class per workgroup that has it ("x,y,z" -> count): kept by workgroup so that classes that
+    # merge into one branch (two call sites under --by line) add up per workgroup
+    workgroups: dict[str, int] = field(default_factory=dict)
     sample: dict | None = None  # one wave: {"thread", "target_id", "workgroup", "wave_in_group", "pc", "lanes"}
 
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "stack": list(self.stack), "state": self.state, "count": self.count,
-                "per_workgroup": list(self.per_workgroup), "sample": self.sample}
+                "workgroups": self.workgroups, "sample": self.sample}
 
     @classmethod
     def from_json(cls, d: dict) -> WaveClass:
-        return cls(d["kernel"], tuple(d["stack"]), d["state"], d["count"], tuple(d.get("per_workgroup") or ()),
+        return cls(d["kernel"], tuple(d["stack"]), d["state"], d["count"], dict(d.get("workgroups") or {}),
                    d.get("sample"))
 
 
@@ -47,17 +49,20 @@ class CoreSummary:
     dispatches: list[dict] = field(default_factory=list)  # {"kernel", "grid", "block"}
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # a core cut short: "truncated at offset 0x11170 (0x18060 bytes expected), 0 of 4 waves readable"; such a
+    # core is never ordinary (its missing waves could be anywhere) and is not counted toward the majority
+    damage: str | None = None
 
     def to_json(self) -> dict:
         return {"path": self.path, "name": self.name, "error": self.error, "waves": self.waves,
                 "classes": [c.to_json() for c in self.classes], "dispatches": self.dispatches,
-                "warnings": self.warnings, "seconds": round(self.seconds, 4)}
+                "warnings": self.warnings, "seconds": round(self.seconds, 4), "damage": self.damage}
 
     @classmethod
     def from_json(cls, d: dict) -> CoreSummary:
         return cls(d["path"], d["name"], d.get("error"), d.get("waves", 0),
                    [WaveClass.from_json(c) for c in d.get("classes", [])], d.get("dispatches", []),
-                   d.get("warnings", []), d.get("seconds", 0.0))
+                   d.get("warnings", []), d.get("seconds", 0.0), d.get("damage"))
 
 
 @dataclass
@@ -109,13 +114,9 @@ def level_labels(cls: WaveClass, by: str) -> list[tuple[str, str]]:
     if by == "line":
         inner = cls.stack[-1] if cls.stack else "??"
         return [(cls.kernel, "kernel"), (inner, "frame"), (cls.state, "state")]
-    # "stack": the kernel, then each frame outermost first (the kernel's own frame is the kernel node)
-    frames = list(cls.stack)
-    if frames and frames[0].split(":")[0] == cls.kernel and len(frames) > 1:
-        frames = frames[1:]
-    elif frames and frames[0].split(":")[0] == cls.kernel:
-        frames = [frames[0]]
-    return [(cls.kernel, "kernel"), *((f, "frame") for f in frames), (cls.state, "state")]
+    # "stack": the kernel, then each frame outermost first with its line: the kernel's own frame names the call
+    # site (`barrier_deadlock:18 -> workgroup_barrier:9`), so two call sites of one helper are two branches
+    return [(cls.kernel, "kernel"), *((f, "frame") for f in cls.stack), (cls.state, "state")]
 
 
 @dataclass
@@ -129,12 +130,21 @@ class TriageTree:
         return [i for i, s in enumerate(self.summaries) if s.error is None]
 
     @property
+    def intact(self) -> list[int]:
+        """Readable cores that are not damaged: the ones a majority is counted over."""
+        return [i for i, s in enumerate(self.summaries) if s.error is None and s.damage is None]
+
+    @property
+    def damaged(self) -> list[CoreSummary]:
+        return [s for s in self.summaries if s.error is None and s.damage is not None]
+
+    @property
     def failed(self) -> list[CoreSummary]:
         return [s for s in self.summaries if s.error is not None]
 
     def outliers(self) -> list[int]:
-        """Cores with at least one wave outside the majority branches."""
-        out = set()
+        """Cores with at least one wave outside the majority branches, and every damaged core."""
+        out = {i for i, s in enumerate(self.summaries) if s.error is None and s.damage is not None}
         for leaf in self.root.leaves():
             if not leaf.majority:
                 out.update(leaf.cores)
@@ -143,6 +153,7 @@ class TriageTree:
 
 def merge(summaries: list[CoreSummary], by: str = "stack") -> TriageTree:
     root = Node("all", "root")
+    per_leaf: dict[int, tuple[Node, Counter]] = {}  # waves per (core, workgroup) at each leaf
     for i, s in enumerate(summaries):
         if s.error is not None:
             continue
@@ -152,13 +163,16 @@ def merge(summaries: list[CoreSummary], by: str = "stack") -> TriageTree:
             for label, kind in level_labels(cls, by):
                 node = node.child(label, kind)
                 node.add(i, cls.count)
-            for n in cls.per_workgroup:
-                node.per_workgroup[n] += 1
+            counts = per_leaf.setdefault(id(node), (node, Counter()))[1]
+            for wg, n in cls.workgroups.items():
+                counts[(i, wg)] += n
             if node.sample is None and cls.sample is not None:
                 node.sample = dict(cls.sample, core=s.name, path=s.path)
-    readable = sum(1 for s in summaries if s.error is None)
+    for node, counts in per_leaf.values():
+        node.per_workgroup = Counter(counts.values())
+    intact = {i for i, s in enumerate(summaries) if s.error is None and s.damage is None}
     for leaf in root.leaves():
-        leaf.majority = readable > 0 and len(leaf.cores) * 2 > readable
+        leaf.majority = bool(intact) and sum(1 for c in leaf.cores if c in intact) * 2 > len(intact)
     return TriageTree(root, summaries, by)
 
 

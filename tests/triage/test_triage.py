@@ -46,15 +46,16 @@ def test_200_cores_grouped_as_built(job):
     assert doc["cores"] == 200 and doc["readable_cores"] == 199
     assert [e["core"] for e in doc["errors"]] == ["rank0005.gpu"]
     leaves = _leaves(doc)
-    barrier = leaves["divergent_barrier > workgroup_barrier:13 > at barrier"]
+    barrier = leaves["divergent_barrier > divergent_barrier:86 > workgroup_barrier:13 > at barrier"]
     spin = leaves["divergent_barrier > divergent_barrier:90 > spinning"]
     assert barrier["waves"] == 199 * 2 * 2 and barrier["cores"] == 199 and barrier["majority"]
     assert spin["waves"] == 199 * 2 * 2 and barrier["per_workgroup"] == {"2": 398}
     trap = next(v for k, v in leaves.items() if k.startswith("probe<int> > ") and k.endswith("> trapped"))
     assert trap["waves"] == 2 and not trap["majority"] and trap["core_names"] == ["rank0017.gpu", "rank0123.gpu"]
     assert doc["outlier_cores"] == ["rank0017.gpu", "rank0123.gpu"] and doc["ordinary_cores"] == 197
-    assert doc["summary"][0] == ("divergent_barrier -> workgroup_barrier:13 (at barrier, 2 per workgroup) | "
-                                 "divergent_barrier:90 (spinning, 2 per workgroup)")
+    assert doc["summary"][0] == ("divergent_barrier:86 -> workgroup_barrier:13 (at barrier: 796 waves in 199 cores, "
+                                 "2 per workgroup) | divergent_barrier:90 (spinning: 796 waves in 199 cores, "
+                                 "2 per workgroup)")
 
 
 def test_jobs_and_dask_agree_with_local(job):
@@ -86,13 +87,13 @@ def test_cli_json_dot_and_plugin_rule(job, tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["version"] == 1 and doc["readable_cores"] == 9
-    leaf = _leaves(doc)["divergent_barrier > workgroup_barrier:13 > at barrier"]
+    leaf = _leaves(doc)["divergent_barrier > divergent_barrier:86 > workgroup_barrier:13 > at barrier"]
     assert leaf["matches"][0]["pattern"] == "barrier-wait"
     text = dotfile.read_text()
     assert text.startswith("digraph triage {") and "workgroup_barrier:13" in text
     r = subprocess.run([sys.executable, "-m", "amddbg", "triage", *map(str, paths[:3])], capture_output=True,
                        text=True, env=env)
-    assert r.returncode == 0 and "24 waves / 3 cores" in r.stdout and "divergent_barrier -> " in r.stdout
+    assert r.returncode == 0 and "24 waves / 3 cores" in r.stdout and "divergent_barrier:86 -> " in r.stdout
 
 
 def test_no_readable_core_is_an_error(tmp_path):

@@ -12,7 +12,7 @@ Frame contract (what a body may rely on): kernel `<case>(const uint *in, uint *o
 32 on GFX11/12); s[4:5] = in, s[6:7] = out, v0 = lane id, v1 = lane id * 4 (GFX9: s[2:3] = out + 4096 for
 slots 16..31, past the 12-bit offset). Macros: `LD vN, k` loads input slot k
 (in[k * lanes + lane]) and waits; `ST vN, k` stores output slot k (out[k * lanes + lane]); GFX11/12 `WAIT_MSG`
-waits for a message reply (s_sendmsg_rtn). Every body ends with the
+waits for a message reply (s_sendmsg_rtn), `WAIT_LOAD` for the loads in flight. Every body ends with the
 frame's s_endpgm. Registers v2..v63 and s8..s31 are free; MODE starts with denormals kept (3/3), IEEE and DX10
 clamp on (GFX9/11), round to nearest even.
 
@@ -53,6 +53,9 @@ _GFX11_MACROS = """\
 .macro WAIT_MSG
   s_waitcnt lgkmcnt(0)
 .endm
+.macro WAIT_LOAD
+  s_waitcnt vmcnt(0)
+.endm
 """
 _GFX12_MACROS = """\
 .macro LD dst, slot
@@ -64,6 +67,9 @@ _GFX12_MACROS = """\
 .endm
 .macro WAIT_MSG
   s_wait_kmcnt 0
+.endm
+.macro WAIT_LOAD
+  s_wait_loadcnt 0
 .endm
 """
 _PROLOGUE = {

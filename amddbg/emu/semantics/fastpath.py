@@ -21,7 +21,7 @@ import numpy as np
 
 from amddbg.emu.operands import M32, M64, read_scalar
 from amddbg.emu.semantics.salu import _LOGIC, _SAVEEXEC, set_exec_scc
-from amddbg.emu.semantics.valu import CARRY_IN
+from amddbg.emu.semantics.valu import CARRY_IN, _split_once
 from amddbg.emu.wave import lane_bools
 from amddbg.isa.model import OperandKind
 
@@ -610,9 +610,11 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
         return _readfirstlane(dests[0].register, s) if s is not None and dests[0].register < 106 else None
     if base == "v_cndmask_b32":
         vd = [o for o in dests if o.kind is VGPR]
-        # (either VCC name is the whole VCC, as valu's _split and read_lane_mask take it: wave64 code from the GFX10+
-        # decoders without the wave64 attribute names vcc_lo; a VCC *source* operand leaves too few and is generic)
-        ss = [o for o in srcs if not _any_vcc(o)]
+        # the sources as the generic semantics take them (valu._split): VCC as the selector is implicit and dropped,
+        # VCC as a data source (`v_cndmask_b32_e64 v0, v1, vcc_lo, s[4:5]`) stays and sends this to the generic path
+        # (either VCC name is the whole VCC as selector, as read_lane_mask takes it: wave64 code from the GFX10+
+        # decoders without the wave64 attribute names vcc_lo)
+        ss = _split_once(insn)[2]
         if len(vd) != 1 or len(dests) != 1 or len(ss) not in (2, 3):
             return None
         a, b = _vector_source(ss[0]), _vector_source(ss[1])
@@ -664,7 +666,7 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
     if carry is not None:
         vd = [o for o in dests if o.kind is VGPR]
         sd = [o for o in dests if o.kind is not VGPR and not _any_vcc(o)]
-        ss = [o for o in srcs if not _any_vcc(o)]
+        ss = _split_once(insn)[2]  # (a VCC data source stays, and goes generic, as in v_cndmask above)
         if len(vd) != 1 or len(sd) > 1 or (sd and sd[0].kind is not SGPR and not _is_null(sd[0])):
             return None
         needs_cin = carry in ("addc", "subb", "subbrev")

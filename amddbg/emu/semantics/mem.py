@@ -92,11 +92,14 @@ def _width(mn: str) -> tuple[int, bool, bool]:
     """(bytes, signed, d16-high) from a load/store mnemonic suffix."""
     parts = mn.split("_")
     suffix = "_".join(parts[2:]) if len(parts) > 2 else parts[-1]
-    hi = suffix.endswith("_hi") or suffix.startswith("d16_hi_")  # GFX11+: global_load_d16_hi_b16
-    size = _SIZES.get(suffix) or _SIZES.get(parts[-1]) or _SIZES.get(suffix.replace("_hi", ""))
+    # the d16 spellings: GFX9/10 put d16/d16_hi after the type (global_store_byte_d16_hi), GFX11+ before it
+    # (global_load_d16_hi_b16); what is left names the width
+    hi = suffix.endswith("_d16_hi") or suffix.startswith("d16_hi_")
+    base = suffix.replace("_d16_hi", "").replace("_d16", "").replace("d16_hi_", "").replace("d16_", "")
+    size = _SIZES.get(base) or _SIZES.get(suffix) or _SIZES.get(parts[-1])
     if size is None:
         size = 4
-    signed = suffix.replace("d16_hi_", "").replace("d16_", "").startswith(("sbyte", "sshort", "i8", "i16"))
+    signed = base.startswith(("sbyte", "sshort", "i8", "i16"))
     return size, signed, hi
 
 

@@ -73,6 +73,59 @@ def _split_once(insn):
     return vd, sd, src
 
 
+def operand_texts(insn) -> list[str]:
+    """The comma-separated operand strings of the instruction text (modifier tokens after them dropped)."""
+    parts = insn.text.split(" ", 1)
+    if len(parts) < 2:
+        return []
+    ops = parts[1].split(", ")
+    ops[-1] = ops[-1].split(" ")[0]
+    return ops
+
+
+_BARE = re.compile(r"^(?:-|neg\(|abs\(|sext\(|\|)*(.*?)(?:\)|\|)*$")
+
+
+def _bare(t: str) -> str:
+    """An operand's text without the neg/abs/sext spelling around it."""
+    m = _BARE.match(t)
+    return m.group(1) if m else t
+
+
+def source_texts(insn) -> list[str]:
+    """The text of each source operand _split gives, where the GFX9 decoder leaves neg/abs/sext and the DPP/SDWA
+    forms leave theirs. Why aligned and not counted from the end: the text also prints operands the operand list
+    leaves out or _split drops (GFX9's implicit VCC, cndmask's selector, a carry-in after the sources), so in
+    `v_cndmask_b32_e64 v1, v1, -v1, vcc` the `-` belongs to the second source, not to whatever text is second from
+    the end. Each operand is matched, in order, to the next text that spells the same register or constant."""
+    return per_insn_cache(_SOURCE_TEXTS, insn, _align)
+
+
+_SOURCE_TEXTS: dict = {}
+
+
+def _align(insn) -> list[str]:
+    ss = _split_once(insn)[2]
+    texts = operand_texts(insn)
+    ops = insn.operands
+    at_text: dict[int, str] = {}
+    j = 0
+    for i, o in enumerate(ops):
+        want = _bare(o.text)
+        k = j
+        while k < len(texts) and _bare(texts[k]) != want:
+            k += 1
+        if k == len(texts):
+            break
+        at_text[i] = texts[k]
+        j = k + 1
+    out, at = [], -1
+    for o in ss:
+        at = next((i for i in range(at + 1, len(ops)) if ops[i] is o or (ops[i] == o and not ops[i].is_dest)), -1)
+        out.append(at_text.get(at, o.text))
+    return out
+
+
 def _explicit_vcc_dest(insn):
     """A VOPC e32 on GFX10+ names its VCC destination as a (non-dest) special operand."""
     for o in insn.operands:
@@ -755,8 +808,12 @@ def _vcmp(op, typ, exec_write: bool):
         w = ctx.wave
         _, sd, ss = _split(insn)
         fmt = "f" if typ[0] == "f" else "s" if typ == "i64" else "i"  # an i64 literal is sign-extended
-        a = read_vector(w, ss[0], bits, fmt)
-        b = read_vector(w, ss[1], bits, fmt)
+        if bits == 16:  # a true16 half (`v1.h`) or VOP3 op_sel picks the high half, as every 16-bit source does
+            sel = _op_sel(insn)
+            a, b = (_isrc16(ctx, o, sel[i] if i < len(sel) else 0) for i, o in enumerate(ss[:2]))
+        else:
+            a = read_vector(w, ss[0], bits, fmt)
+            b = read_vector(w, ss[1], bits, fmt)
         if typ[0] == "i":
             a = a.view(np.int64 if bits == 64 else np.int32) if bits != 16 else a.astype(np.int16)
             b = b.view(np.int64 if bits == 64 else np.int32) if bits != 16 else b.astype(np.int16)

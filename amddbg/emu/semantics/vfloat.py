@@ -33,7 +33,7 @@ from amddbg.emu.semantics import SEMANTICS, fp_errstate, per_insn_cache, semanti
 from amddbg.emu.semantics.rounding import directed, sqrt_fraction
 from amddbg.emu.semantics.rounding import product as _prod
 from amddbg.emu.semantics.rounding import signed as _sgn
-from amddbg.emu.semantics.valu import _explicit_vcc_dest, _split, read_lane_mask, write_lane_mask
+from amddbg.emu.semantics.valu import _explicit_vcc_dest, _split, read_lane_mask, source_texts, write_lane_mask
 from amddbg.isa.model import OperandKind
 
 U16 = np.uint16
@@ -49,16 +49,6 @@ _T = {
 
 
 # ---------------------------------------------------------------------------------------------- text parsing
-
-
-def _operand_texts(insn) -> list[str]:
-    """The comma-separated operand strings of the instruction text (modifier tokens after them dropped)."""
-    parts = insn.text.split(" ", 1)
-    if len(parts) < 2:
-        return []
-    ops = parts[1].split(", ")
-    ops[-1] = ops[-1].split(" ")[0]
-    return ops
 
 
 def _bits_field(insn, name: str) -> list[int] | None:
@@ -109,9 +99,8 @@ def _form(insn) -> _Form:
 
 def _parse_form(insn) -> _Form:
     vd, sd, ss = _split(insn)
-    texts = _operand_texts(insn)
-    # source texts follow the destinations in the text; the modifiers of DPP/SDWA operands are only in the text
-    src_texts = texts[len(texts) - len(ss):] if len(texts) >= len(ss) else [""] * len(ss)
+    # the modifiers of GFX9 VOP3 and of DPP/SDWA operands are only in the text
+    src_texts = source_texts(insn)
     mods = []
     for o, t in zip(ss, src_texts, strict=True):
         m = set(o.modifiers) | _text_mods(t)
@@ -1513,9 +1502,9 @@ def dpp(ctx, insn):
     for k in range(count):
         vals = w.v[op0.register + k][safe]
         w.v[tmp + k] = np.where(zero_fill, U32(0), vals).astype(U32)
-    texts = _operand_texts(insn)
-    mods0 = set(op0.modifiers) | (_text_mods(texts[len(texts) - len(ss)]) if len(texts) >= len(ss) else set())
-    new_ops = tuple(_temp_operand(o, tmp, count, mods0) if o is op0 else _with_text_mods(o, insn, texts, ss)
+    texts = source_texts(insn)
+    mods0 = set(op0.modifiers) | _text_mods(texts[0])
+    new_ops = tuple(_temp_operand(o, tmp, count, mods0) if o is op0 else _with_text_mods(o, texts, ss)
                     for o in insn.operands)
     base = dataclasses.replace(insn, mnemonic=mn, encoding=enc, operands=new_ops)
     saved_exec = w.exec
@@ -1528,11 +1517,12 @@ def dpp(ctx, insn):
         w.v = w.v[:max(regs_needed, 1)]
 
 
-def _with_text_mods(o, insn, texts, ss):
-    """Operands of DPP/SDWA forms carry neg/abs/sext only in the text; put them back on the operand."""
-    if o.is_dest or o not in ss or len(texts) < len(ss):
+def _with_text_mods(o, texts, ss):
+    """Operands of DPP/SDWA forms carry neg/abs/sext only in the text (`texts`: source_texts); put them back on the
+    operand."""
+    if o.is_dest or o not in ss:
         return o
-    t = texts[len(texts) - len(ss) + ss.index(o)]
+    t = texts[ss.index(o)]
     mods = tuple(sorted(set(o.modifiers) | (_text_mods(t) & {"neg", "abs", "sext"})))
     return dataclasses.replace(o, modifiers=mods) if mods != o.modifiers else o
 
@@ -1544,13 +1534,13 @@ def _sdwa_form(insn) -> tuple:
     reads the extracted sources from temporary VGPRs placed after a given register-file size."""
     mn, enc, fn = _base_of(insn)
     vd, sd, ss = _split(insn)
-    texts = _operand_texts(insn)
+    texts = source_texts(insn)
     ops = insn.operands
     sources = []
     at = -1  # operand index of the source before this one: `v_xor_b32_sdwa v0, v0, v0` has two equal sources
     for k, o in enumerate(ss):
         at = next(j for j in range(at + 1, len(ops)) if ops[j] is o or (ops[j] == o and not ops[j].is_dest))
-        t = texts[len(texts) - len(ss) + k] if len(texts) >= len(ss) else ""
+        t = texts[k]
         mods = set(o.modifiers) | _text_mods(t)
         m = re.search(rf"src{k}_sel:(\w+)", insn.text)
         sel = _SDWA_SEL.get(m.group(1), (0, 32)) if m else (0, 32)

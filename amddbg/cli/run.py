@@ -82,10 +82,11 @@ def run(args: argparse.Namespace) -> int:
     for w in m.waves:
         waves.append({"workgroup": list(w.workgroup), "wave_in_group": w.wave_in_group, "pc": f"{w.pc:#x}",
                       "state": w.state, "source": m.wave_source(w)})
+    warnings = m.lds_bounds.warnings()  # accesses past the workgroup's LDS (amddbg/emu/ldsbounds.py)
     if args.json:
         buffers = [{"arg": b["arg"], "type": b["type"], "values": read_buffer(m, b)} for b in m.buffers]
         doc = {"status": r.status, "reason": r.reason, "wave_instructions": r.wave_instructions,
-               "seconds": round(r.seconds, 4), "buffers": buffers, "waves": waves}
+               "seconds": round(r.seconds, 4), "buffers": buffers, "waves": waves, "warnings": warnings}
         json.dump(doc, sys.stdout)
         sys.stdout.write("\n")
         return 0
@@ -101,6 +102,11 @@ def run(args: argparse.Namespace) -> int:
         groups[(w["state"], where)] += 1
     for (state, where), n in sorted(groups.items(), key=lambda kv: -kv[1]):
         print(f"  {n:>6} {state:<12} {safe(where)}")
+    for rec in warnings:
+        if "lanes" in rec:
+            print(f"  warning: {safe(m.lds_bounds.describe(rec))}")
+        else:
+            print(f"  warning: {rec['count']} more out-of-range LDS accesses")
     rate = r.wave_instructions / r.seconds if r.seconds else 0
     print(f"{r.wave_instructions} wave-instructions in {r.seconds:.2f} s ({rate:,.0f}/s)")
     if args.core:

@@ -7,9 +7,9 @@ Deterministic policy (docs/emulator.md):
 - a load that the cache-policy bits do not send past the L1 hits the line its CU already holds, or fills it
   from L2; later loads of that CU keep returning the same bytes until the line is invalidated — the stale read
   that hangs a spin-wait whose writer is on another CU;
-- loads that bypass the L1: GFX9 `glc`; gfx940+ `sc1`; GFX10/11 `glc` bypasses the WGP's L0 but reads the GL1,
-  `dlc` bypasses the GL1 too; GFX12 `scope:SCOPE_SE` reads the shader engine's cache (modelled like GL1),
-  `SCOPE_DEV`/`SCOPE_SYS` go to L2;
+- loads that bypass the L1 (`VectorCaches.route`): GFX9 `glc`; gfx940+ `sc1`; GFX10 `glc` bypasses the WGP's
+  L0 but reads the GL1, `dlc` bypasses the GL1 too; GFX11 `glc` bypasses both (`dlc` is the MALL's policy);
+  GFX12 `scope:SCOPE_SE` reads the shader engine's cache (modelled like GL1), `SCOPE_DEV`/`SCOPE_SYS` go to L2;
 - stores write through to L2 and update their own CU's line; atomics are performed at L2 and refresh the line;
 - invalidates: `buffer_wbinvl1_vol`/`buffer_wbinvl1` (GFX9), `buffer_inv sc1` (gfx940+ agent/system),
   `buffer_gl0_inv` (GFX10/11 L0), `buffer_gl1_inv` (GFX10/11 GL1), `global_inv` (GFX12: SCOPE_SE drops
@@ -69,22 +69,32 @@ class VectorCaches:
             return self._load(wave, address, size, lane, policy)
         return self._load_levels(wave, address, size, lane, policy)
 
-    def _load_levels(self, wave, address: int, size: int, lane: int, policy: dict) -> bytes:
+    def route(self, policy: dict | None) -> int:
+        """How many cache levels a load with these cache-policy bits reads through before L2 (2: L0/L1 then GL1,
+        1: GL1 only, 0: L2), row by row from LLVM's AMDGPUUsage cache-control tables:
+        - GFX9 (gfx90a): `glc` misses the L1 (load atomic agent/system: `glc=1`);
+        - gfx940+: the SC bits are a scope; `sc1` (agent, system) misses the L1, `sc0` alone (workgroup) does not;
+        - GFX10: `glc` makes the L0 MISS_EVICT, `dlc` the GL1 (load atomic agent/system: `glc=1 dlc=1`);
+        - GFX11: `glc` makes both the L0 and the GL1 MISS_EVICT; `dlc` only selects the MALL's NOALLOC policy
+          (load atomic agent/system: `glc=1`, "If GFX11, omit dlc=1", llvm-project D127405), so a relaxed
+          agent-scope load reads L2;
+        - GFX12: `scope:SCOPE_SE` reads the shader engine's cache, `SCOPE_DEV`/`SCOPE_SYS` L2."""
         policy = policy or {}
-        if self.family == "gfx12":  # scope SE reads the shader engine's cache, DEV and SYS go to L2
+        f = self.family
+        if f == "gfx12":
             scope = self._scope(policy)
-            policy = {"glc": scope in ("SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"),
-                      "dlc": scope in ("SCOPE_DEV", "SCOPE_SYS")}
-        if self.two_level:
-            if policy.get("dlc"):
-                return self.memory.read(address, size, [lane])
-            gl1 = self.gl1.setdefault(self.array_of(wave), {})
-            if policy.get("glc"):
-                return self._read(gl1, None, address, size, lane)
-            return self._read(self.lines.setdefault(self.cu_of(wave), {}), gl1, address, size, lane)
-        if self.bypass(policy):
+            return 0 if scope in ("SCOPE_DEV", "SCOPE_SYS") else 1 if scope == "SCOPE_SE" else 2
+        if f == "gfx11":
+            return 0 if policy.get("glc") else 2
+        if f == "gfx10":
+            return 0 if policy.get("dlc") else 1 if policy.get("glc") else 2
+        return 0 if self.bypass(policy) else 2
+
+    def _load_levels(self, wave, address: int, size: int, lane: int, policy: dict) -> bytes:
+        levels = self.levels(wave, policy)
+        if levels is None:
             return self.memory.read(address, size, [lane])
-        return self._read(self.lines.setdefault(self.cu_of(wave), {}), None, address, size, lane)
+        return self._read(levels[0], levels[1], address, size, lane)
 
     def _load(self, wave, address: int, size: int, lane: int, policy: dict) -> bytes:
         """A load sees its own CU's stores still in the write path (the CU processes its memory operations in
@@ -257,21 +267,15 @@ class VectorCaches:
     def levels(self, wave, policy: dict):
         """(cache, the level below it or None) that a load with `policy` reads through, as `_load_levels` picks
         them (creating the wave's empty level dicts as it does); None when it reads L2 (`memory`) directly."""
-        policy = policy or {}
-        if self.family == "gfx12":
-            scope = self._scope(policy)
-            policy = {"glc": scope in ("SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"),
-                      "dlc": scope in ("SCOPE_DEV", "SCOPE_SYS")}
-        if self.two_level:
-            if policy.get("dlc"):
-                return None
-            gl1 = self.gl1.setdefault(self.array_of(wave), {})
-            if policy.get("glc"):
-                return gl1, None
-            return self.lines.setdefault(self.cu_of(wave), {}), gl1
-        if self.bypass(policy):
+        n = self.route(policy)
+        if n == 0:
             return None
-        return self.lines.setdefault(self.cu_of(wave), {}), None
+        if not self.two_level:
+            return self.lines.setdefault(self.cu_of(wave), {}), None
+        gl1 = self.gl1.setdefault(self.array_of(wave), {})
+        if n == 1:
+            return gl1, None
+        return self.lines.setdefault(self.cu_of(wave), {}), gl1
 
     def gather(self, wave, addrs, lanes, policy: dict):
         """`load` for every lane of one instruction at once: `addrs` is (lanes, bytes) uint64 in lane order. The

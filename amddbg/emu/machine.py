@@ -349,9 +349,13 @@ class Machine:
                                                                                  "gfx9" else 4)
         vgprs = max(vgprs, 32)
         index = 0
+        from amddbg.emu.ldsbounds import LdsBounds, allocation
+
+        self.lds_bounds = LdsBounds(self)  # LDS in granules; accesses past the requested size noted (ldsbounds.py)
+        lds_alloc = allocation(self.processor, group_fixed)
         for gi, g in enumerate(groups):
             size = tuple(min(block[d], grid[d] - g[d] * block[d]) for d in range(3))
-            wg = Workgroup(g, size, LDS(max(group_fixed, 0)))
+            wg = Workgroup(g, size, LDS(max(group_fixed, 0), lds_alloc, self.lds_bounds.note))
             self.groups.append(wg)
             items = size[0] * size[1] * size[2]
             for wi in range((items + lanes - 1) // lanes):

@@ -239,8 +239,16 @@ class GlobalMemory:
 
 
 class LDS:
-    def __init__(self, size: int) -> None:
-        self.data = bytearray(size)
+    """One workgroup's LDS. `size` is what the dispatch asked for (the kernel's group segment plus dynamic LDS);
+    the hardware allocates it in granules (`allocated`, ldsbounds.allocation), so an access past `size` but inside
+    the allocation reads and writes the granule's padding, and one past the allocation reads 0 and writes nothing
+    instead of faulting. Every access past `size` is reported to `note(kind, address, nbytes, lane)` first (a
+    kernel that does it has a bug even when it does not crash)."""
+
+    def __init__(self, size: int, allocated: int | None = None, note=None) -> None:
+        self.size = size
+        self.data = bytearray(max(size, allocated or 0))
+        self.note = note
         self.writes = 0  # stores that changed bytes (hang detection: LDS that can still change)
         self._digest: tuple[int, bytes] | None = None  # (writes, digest) of the contents at that count
 
@@ -255,13 +263,22 @@ class LDS:
         return d[1]
 
     def read(self, address: int, size: int, lane: int) -> bytes:
-        if address < 0 or address + size > len(self.data):
-            raise MemoryViolation(address, [lane], f"LDS read ({len(self.data)} bytes allocated)")
+        if address < 0 or address + size > self.size:
+            if self.note is None:
+                raise MemoryViolation(address, [lane], f"LDS read ({self.size} bytes allocated)")
+            self.note("read", address, size, lane)
+            got = bytes(self.data[address:address + size])  # (bytes past the allocation read 0)
+            return got + bytes(size - len(got))
         return bytes(self.data[address:address + size])
 
     def write(self, address: int, data: bytes, lane: int) -> None:
-        if address < 0 or address + len(data) > len(self.data):
-            raise MemoryViolation(address, [lane], f"LDS write ({len(self.data)} bytes allocated)")
+        if address < 0 or address + len(data) > self.size:
+            if self.note is None:
+                raise MemoryViolation(address, [lane], f"LDS write ({self.size} bytes allocated)")
+            self.note("write", address, len(data), lane)
+            data = data[:max(0, len(self.data) - address)]  # (bytes past the allocation are dropped)
+            if not data:
+                return
         if self.data[address:address + len(data)] != data:
             self.data[address:address + len(data)] = data
             self.writes += 1
@@ -269,14 +286,14 @@ class LDS:
     def gather(self, addrs: np.ndarray) -> np.ndarray | None:
         """The bytes at `addrs` (int64, any shape), or None when one is outside the allocation (the caller then
         replays the access lane by lane, which reports the violation exactly as `read` does)."""
-        if addrs.size and (int(addrs.min()) < 0 or int(addrs.max()) >= len(self.data)):
+        if addrs.size and (int(addrs.min()) < 0 or int(addrs.max()) >= self.size):
             return None
         return np.frombuffer(self.data, dtype=np.uint8)[addrs]
 
     def scatter(self, addrs: np.ndarray, data: np.ndarray) -> bool:
         """Store `data` at `addrs` (same shape, rows in lane order; a byte written twice keeps the last row's
         value, as lane-ordered `write` calls leave it); False, nothing written, when one is out of range."""
-        if addrs.size and (int(addrs.min()) < 0 or int(addrs.max()) >= len(self.data)):
+        if addrs.size and (int(addrs.min()) < 0 or int(addrs.max()) >= self.size):
             return False
         flat = addrs.ravel()
         vals = data.ravel()

@@ -39,3 +39,8 @@
   v_mov_b32 v5, 1
   s_mov_b32 exec_lo, s12
   ST v5, 12
+  v_mov_b32 v7, v2                          // 13, 14: v_swap_b32
+  v_mov_b32 v8, v3
+  v_swap_b32 v7, v8
+  ST v7, 13
+  ST v8, 14

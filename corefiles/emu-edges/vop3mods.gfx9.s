@@ -23,3 +23,8 @@
   ST v5, 9
   v_max_f32_e64 v5, v2, -v3                 // 10
   ST v5, 10
+  v_mov_b32 v7, v2                          // 13, 14: v_swap_b32 (gfx90a: clang-22 -O2 emits it)
+  v_mov_b32 v8, v3
+  v_swap_b32 v7, v8
+  ST v7, 13
+  ST v8, 14

@@ -1299,7 +1299,7 @@ def vop3mods_expected(x: int, y: int, sel: int, z: int) -> list:
             int(lt),
             med3(x ^ SIGN, y, z & ~SIGN, True),
             ref_minmax(x, y ^ SIGN, False, True),
-            int(x >> 16 != 0), int(x >> 16 != 0)]
+            int(x >> 16 != 0), int(x >> 16 != 0), y, x]
 
 
 @pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
@@ -1310,11 +1310,12 @@ def test_vop3_modifiers_on_their_own_operands(target):
     carry-in (the fast path took VCC for the selector), and 16-bit compares of a true16 `.h` half (they compared
     the low half)."""
     lanes = LANES[target]
-    got = run_case("vop3mods", target, [MODS_X, MODS_Y, MODS_SEL, MODS_Z], 13)
+    got = run_case("vop3mods", target, [MODS_X, MODS_Y, MODS_SEL, MODS_Z], 15)
     gfx9 = target.startswith("gfx9")
     names = ["cndmask vcc_lo as src1", "cndmask vcc_lo as src0", "add_co_ci vcc_lo data, s8 carry-in",
              "cndmask x, -x, vcc", "cndmask -x, |y|", "cndmask |x|, -|y|", "fma -x, |y|, -|z|", "sub |x|, -y",
-             "cmp_lt -x, |y|", "med3 -x, y, |z|", "max x, -y", "cmp_ne_u16 0, x.h", "cmpx_ne_u16 0, x.h"]
+             "cmp_lt -x, |y|", "med3 -x, y, |z|", "max x, -y", "cmp_ne_u16 0, x.h", "cmpx_ne_u16 0, x.h",
+             "v_swap_b32 (first)", "v_swap_b32 (second)"]
     for k, name in enumerate(names):
         if gfx9 and k in (0, 1, 2, 11, 12):
             continue
@@ -1404,3 +1405,17 @@ def test_every_sub_dword_memory_spelling_has_its_width():
         assert _width(mn) == want, f"{mn}: {_width(mn)} != {want}"
         checked += 1
     assert checked >= 80, checked
+
+
+def test_swap_b16_exchanges_the_named_halves():
+    """GFX11 true16 v_swap_b16: v2.h <-> v3.l, then v2.l <-> v3.l; the halves not named keep their bits."""
+    x, y = [0x11112222, 0xAAAABBBB, 0x0000FFFF], [0x33334444, 0xCCCCDDDD, 0xFFFF0000]
+    got = run_case("swap16", "gfx1100", [x, y], 4)
+    n = LANES["gfx1100"]
+    xs, ys = [x[i % 3] for i in range(n)], [y[i % 3] for i in range(n)]
+    x1 = [(b & 0xFFFF) << 16 | (a & 0xFFFF) for a, b in zip(xs, ys, strict=True)]
+    y1 = [(b & 0xFFFF0000) | a >> 16 for a, b in zip(xs, ys, strict=True)]
+    check(got[0], x1, "v_swap_b16 v2.h, v3.l (v2)")
+    check(got[1], y1, "v_swap_b16 v2.h, v3.l (v3)")
+    check(got[2], [(a & 0xFFFF0000) | (b & 0xFFFF) for a, b in zip(x1, y1, strict=True)], "v_swap_b16 v2.l, v3.l (v2)")
+    check(got[3], [(b & 0xFFFF0000) | (a & 0xFFFF) for a, b in zip(x1, y1, strict=True)], "v_swap_b16 v2.l, v3.l (v3)")

@@ -30,10 +30,20 @@ EXPECTED = {
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_run_status(name, target):
     kernel, grid, block, args, status = SCENARIOS[name]
+    if target == "gfx1100" and name in GFX11_WGP_COMPLETES:
+        status = "completed"
     m = Machine(SC / f"scenarios-{target}.co")
     m.dispatch(kernel, (int(grid), 1, 1), (int(block), 1, 1), args)
     r = m.run(max_instructions=STOP_AT.get(name, 200_000))
     assert r.status == status, r.reason
+
+
+# GFX11 in WGP mode (the default): a workgroup-scope acquire load carries `glc` (the waves of a workgroup may sit on
+# both CUs of the WGP), and on GFX11 `glc` makes both the L0 and the GL1 MISS_EVICT (AMDGPUUsage: agent scope is
+# `glc=1`, "If GFX11, omit dlc=1"), so the load reads L2 and sees the other workgroup's store: these "wrong scope"
+# spins end on gfx1100, as they would on the hardware. (GFX10's `glc` reads the GL1, GFX12's SCOPE_SE the shader
+# engine's cache, GFX9's workgroup-scope load the L1: stale there.)
+GFX11_WGP_COMPLETES = {"spin-wrong-scope", "handshake-wrong-scope"}
 
 
 @pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100", "gfx1200"])
@@ -44,6 +54,10 @@ def test_wrong_scope_spins_on_a_stale_line(target):
     m = Machine(SC / f"scenarios-{target}.co")
     m.dispatch(kernel, (int(grid), 1, 1), (int(block), 1, 1), args)
     r = m.run(max_instructions=200_000)
+    if target == "gfx1100":  # (GFX11_WGP_COMPLETES: the glc load reads L2)
+        assert r.status == "completed", r.reason
+        assert all(w.state == "ended" for w in m.waves)
+        return
     assert r.status == "hang"
     flag = m.buffers[0]["address"]
     assert int.from_bytes(m.memory.read(flag, 4), "little") == 1

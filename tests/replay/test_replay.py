@@ -45,8 +45,16 @@ EXPECTED = {
 }
 
 
-def _check(exp, name):
+# gfx1100 (WGP mode): the workgroup-scope acquire load carries `glc`, which on GFX11 misses both the L0 and the GL1
+# (tests/emu/test_scenarios.py GFX11_WGP_COMPLETES), so these spins end on the hardware; replayed from the cores the
+# old cache model left hung, they run to the end and explain says so.
+GFX11_WGP_COMPLETES = {"spin-wrong-scope", "handshake-wrong-scope"}
+
+
+def _check(exp, name, target=None):
     verdict, kinds, roles = EXPECTED[name]
+    if target == "gfx1100" and name in GFX11_WGP_COMPLETES:
+        verdict, kinds, roles = EXPECTED["slow-loop"]
     assert exp.verdict == verdict, exp.to_json()
     got = {(f.kind, f.cause) for f in exp.findings} | {(f.kind, None) for f in exp.findings}
     assert kinds <= got, got
@@ -62,7 +70,7 @@ def _check(exp, name):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_o2_scenario_cores_explained(name, target, suffix):
     exp = explain_core(str(SC / f"{name}-{target}.{suffix}"))
-    _check(exp, name)
+    _check(exp, name, target)
     assert exp.replay["seconds"] < 5
 
 
@@ -71,6 +79,9 @@ def _core_at_o0(tmp_path, name, target) -> str:
     m = Machine(SC / f"scenarios-{target}-O0.co")
     m.dispatch(kernel, (int(grid), 1, 1), (int(block), 1, 1), args)
     r = m.run(max_instructions=STOP_AT.get(name, 200_000))
+    if target == "gfx1100" and name in GFX11_WGP_COMPLETES:
+        assert r.status == "completed", r.reason
+        return None
     assert r.status == status, r.reason
     out = tmp_path / f"{name}-{target}-O0.gpu"
     m.write_core(str(out))
@@ -81,7 +92,9 @@ def _core_at_o0(tmp_path, name, target) -> str:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_o0_scenarios_explained(tmp_path, name, target):
     """-O0: pointers reloaded from the stack each iteration, barriers inside a called function."""
-    _check(explain_core(_core_at_o0(tmp_path, name, target)), name)
+    core = _core_at_o0(tmp_path, name, target)
+    if core is not None:  # (None: the run ended, see GFX11_WGP_COMPLETES)
+        _check(explain_core(core), name, target)
 
 
 @pytest.mark.parametrize("target", TARGETS)

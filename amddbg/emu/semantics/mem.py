@@ -683,7 +683,7 @@ def _quick_lds(ctx, w, kind, plan, mv, rb, info, addrs: list, shown) -> bool:
     lds = ctx.machine.lds_of(w)
     data = lds.data
     top = max(addrs) + size
-    if top > len(data) or min(addrs) < 0:
+    if top > lds.size or min(addrs) < 0:  # (past the requested size: the per-lane path notes and bounds it)
         return False
     _record(ctx, kind, plan, info[3], shown)
     if kind == "load":

@@ -1045,3 +1045,31 @@ def _int16(name: str):
 
 for _name in _INT16:
     semantic(f"v_{_name}")(_int16(_name))
+
+
+# ---------------------------------------------------------------------------------------------- swaps
+
+
+@semantic("v_swap_b32")
+def v_swap_b32(ctx, insn):
+    """Exchange two VGPRs in the active lanes (gfx9 from gfx90a on, GFX10+; clang-22 -O2 emits it for a
+    register shuffle). Both operands are read before either is written, so `v_swap_b32 v1, v1` changes nothing."""
+    w = ctx.wave
+    a, b = insn.operands[0], insn.operands[1]
+    x, y = read_vector(w, a), read_vector(w, b)
+    write_vector(w, a, y)
+    write_vector(w, b, x)
+
+
+@semantic("v_swap_b16")
+def v_swap_b16(ctx, insn):
+    """GFX11 true16: exchange two 16-bit halves (each operand names its half); the other halves are kept."""
+    w = ctx.wave
+    a, b = insn.operands[0], insn.operands[1]
+    if not (a.text.endswith((".l", ".h")) and b.text.endswith((".l", ".h"))):
+        raise Unsupported(insn.text, insn.address)
+    x, y = _src16(ctx, insn, a), _src16(ctx, insn, b)
+    for op, val in ((a, y), (b, x)):
+        old = read_vector(w, op)
+        write_vector(w, op, (old & U32(0xFFFF)) | (val << U32(16)) if _is_hi16(op) else
+                     (old & U32(0xFFFF0000)) | val)

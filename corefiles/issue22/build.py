@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""Rebuild the issue-22 kernels (issue22.hip) for the targets and compilers where the issue found them.
+
+    python3 corefiles/issue22/build.py            # rebuild every object beside this script
+    python3 corefiles/issue22/build.py --check    # rebuild into a temp dir and compare the bytes
+
+Objects are named ``issue22-llvm{19,22}-<target>-w{32,64}-O{0,2}.co`` and built with corefiles/oracle/build.py's
+command line (fixed -cuid, -fdebug-compilation-dir=/amddbg, -g): clang-19 and clang-22 for gfx90a, gfx942, gfx1030,
+gfx1100 and gfx1200 (wave64 on GFX9, wave32 on GFX10+) at -O0 and -O2.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _oracle_build():
+    spec = importlib.util.spec_from_file_location("amddbg_oracle_build", HERE.parent / "oracle" / "build.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+if __name__ == "__main__":
+    ob = _oracle_build()
+    ob.TARGETS = {"gfx90a": (64,), "gfx942": (64,), "gfx1030": (32,), "gfx1100": (32,), "gfx1200": (32,)}
+    raise SystemExit(ob.main("issue22", __doc__.splitlines()[1]))

@@ -1,0 +1,105 @@
+"""Issue 22's kernels through the user's door (`amddbg run ... --json`), on clang-built code objects
+(corefiles/issue22: clang-19 and clang-22, gfx90a, gfx942, gfx1030, gfx1100, gfx1200, -O0 and -O2).
+
+- relaxed_spin: a relaxed agent-scope spin between two workgroups completes everywhere (GFX11 `glc` reads L2: it
+  hung on gfx1100 when the emulator let it read the GL1);
+- lds_stencil: an LDS tile with a halo and __syncthreads between phases gives the host's sums;
+- lds_read_past / lds_write_past: LDS is allocated in granules, an access past the allocation reads 0 or is
+  dropped (no fault), and every access past the requested size is reported in "warnings".
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parents[2] / "corefiles" / "issue22"
+OBJECTS = sorted(p.name for p in HERE.glob("issue22-*.co"))
+DEFAULT = {"issue22-llvm22-gfx90a-w64-O2.co", "issue22-llvm19-gfx942-w64-O0.co", "issue22-llvm22-gfx1030-w32-O2.co",
+           "issue22-llvm22-gfx1100-w32-O2.co", "issue22-llvm19-gfx1200-w32-O0.co"}
+PARAMS = [pytest.param(n, marks=() if n in DEFAULT else pytest.mark.slow) for n in OBJECTS]
+O0 = [n for n in OBJECTS if n.endswith("-O0.co")]
+
+
+def run(obj: str, kernel: str, grid: int, block: int, *args: str) -> dict:
+    cmd = [sys.executable, "-m", "amddbg", "run", str(HERE / obj), "--kernel", kernel, "--grid", str(grid),
+           "--block", str(block), "--json", "--max-instructions", "400000"]
+    for a in args:
+        cmd += ["--arg", a]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_corpus_is_complete():
+    assert len(OBJECTS) == 20, OBJECTS
+
+
+@pytest.mark.parametrize("obj", PARAMS)
+def test_relaxed_agent_scope_spin_between_workgroups_completes(obj):
+    d = run(obj, "relaxed_spin", 128, 64, "buf:u32:1", "buf:u32:2")
+    assert d["status"] == "completed", d["reason"]
+    assert d["buffers"][1]["values"] == [2, 1]  # the reader polled before the writer published, then saw it
+
+
+def stencil_expected(n: int, tile: int = 256, r: int = 3) -> list[int]:
+    s = [sum(j for j in range(i - r, i + r + 1) if 0 <= j < n) for i in range(n)]
+    return [s[i] + (s[i + 1] if i % tile < tile - 1 else 0) for i in range(n)]
+
+
+@pytest.mark.parametrize("obj", PARAMS)
+def test_lds_stencil_with_halo(obj):
+    """24 waves on wave32 targets (3 workgroups of 256), the shape the issue's gfx1200 -O0 sample had."""
+    d = run(obj, "lds_stencil", 768, 256, "buf:i32:768:iota", "buf:i32:768", "u32:768")
+    assert d["status"] == "completed", d["reason"]
+    assert d["buffers"][1]["values"] == stencil_expected(768)
+    assert d["warnings"] == []
+
+
+@pytest.mark.parametrize("obj", O0)
+def test_lds_read_past_the_array_is_reported_not_fatal(obj):
+    """At -O0 every item loads buf[t + 1]; the last one is one element past the 256-byte array, inside the
+    512-byte granule: the hardware reads the padding, the value is not used, the run completes and says so."""
+    d = run(obj, "lds_read_past", 64, 64, "buf:u32:64:iota", "buf:u32:64")
+    assert d["status"] == "completed", d["reason"]
+    assert d["buffers"][1]["values"] == [1] * 63 + [0]
+    (w,) = d["warnings"]
+    assert w["kind"] == "lds_read_out_of_range"
+    assert w["requested"] == 256 and w["allocated"] == 512
+    lanes = 64 if "-w64-" in obj else 32
+    assert w["lanes"] == [lanes - 1] and w["wave_in_group"] == 64 // lanes - 1
+    assert w["addresses"] == ["0x100"]
+    assert w["source"]["line"] == 69 and w["source"]["file"].endswith("issue22.hip")
+    assert "padding" in w["effect"]
+
+
+@pytest.mark.parametrize("obj", PARAMS)
+def test_lds_write_past_the_allocation_is_dropped_and_reported(obj):
+    """buf[t * 8 + 1] = in[t] with a 512-byte array (exactly one granule): items 16..63 write past the allocation;
+    those writes are dropped, the others land; each out-of-range lane is reported with its address."""
+    d = run(obj, "lds_write_past", 64, 64, "buf:u32:64:iota", "buf:u32:64", "u32:8")
+    assert d["status"] == "completed", d["reason"]
+    want = [(t - 1) // 8 if t % 8 == 1 and (t - 1) // 8 < 16 else 0 for t in range(64)]
+    assert d["buffers"][1]["values"] == want
+    past = sorted((w["wave_in_group"], lane) for w in d["warnings"] for lane in w["lanes"])
+    lanes = 64 if "-w64-" in obj else 32
+    assert past == [(t // lanes, t % lanes) for t in range(16, 64)]
+    for w in d["warnings"]:
+        assert w["kind"] == "lds_write_out_of_range" and "dropped" in w["effect"] and w["allocated"] == 512
+        assert w["source"]["line"] == 79
+    # stride 1 stays inside the array: nothing to report
+    d = run(obj, "lds_write_past", 64, 64, "buf:u32:64:iota", "buf:u32:64", "u32:1")
+    assert d["status"] == "completed" and d["warnings"] == []
+
+
+def test_text_output_names_the_out_of_range_access():
+    r = subprocess.run([sys.executable, "-m", "amddbg", "run", str(HERE / "issue22-llvm22-gfx90a-w64-O2.co"),
+                        "--kernel", "lds_write_past", "--grid", "64", "--block", "64", "--arg", "buf:u32:64:iota",
+                        "--arg", "buf:u32:64", "--arg", "u32:8"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "warning: LDS write past the workgroup's 512 bytes at issue22.hip:79" in r.stdout
+    assert "lanes 16-63" in r.stdout and "dropped" in r.stdout

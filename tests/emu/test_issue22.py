@@ -103,3 +103,12 @@ def test_text_output_names_the_out_of_range_access():
     assert r.returncode == 0, r.stderr
     assert "warning: LDS write past the workgroup's 512 bytes at issue22.hip:79" in r.stdout
     assert "lanes 16-63" in r.stdout and "dropped" in r.stdout
+
+
+@pytest.mark.parametrize("obj", [n for n in PARAMS if "gfx1200" in n.values[0] or n.values[0] in DEFAULT])
+def test_lds_stencil_through_calls(obj):
+    """The stencil as HIP's headers give it at -O0: ids, block size (from the dispatch packet) and the barrier in
+    functions that are called, f32 sums."""
+    d = run(obj, "lds_stencil_calls", 768, 256, "buf:f32:768:iota", "buf:f32:768", "i32:768")
+    assert d["status"] == "completed", d["reason"]
+    assert d["buffers"][1]["values"] == [float(v) for v in stencil_expected(768)]

@@ -48,6 +48,7 @@ class Frame:
     physical: object = field(default=None, repr=False)  # amddbg.dwarf.unwind.Frame
     inline_depth: int = 0  # 0 = the innermost function of its physical frame
     stop_reason: str = ""
+    source_pc: int | None = None  # frame 0 of a wave stopped by s_trap: the trap's address (see _stop_pc)
 
     @property
     def is_innermost(self) -> bool:
@@ -57,6 +58,8 @@ class Frame:
     def lookup_pc(self) -> int:
         """The PC used to find lines and scopes: a caller's PC is a return address, so it looks one byte
         back (into the call instruction), as gdb does."""
+        if self.source_pc is not None:
+            return self.source_pc
         outer_physical = self.physical is not None and getattr(self.physical, "index", 0) > 0
         return self.pc - 1 if outer_physical else self.pc
 
@@ -164,8 +167,18 @@ class _WaveMemoryAdapter:
 
 
 def wave_frames(thread: WaveThread, *, max_frames: int = 64) -> list[Frame]:
-    program = thread.program
     pc = _stop_pc(thread)
+    frames = _wave_frames(thread, pc, max_frames)
+    if pc != thread.pc:
+        # `$pc`, `info threads` and `x/i $pc` show the pc register; frame 0's line and scopes stay on the trap
+        for f in frames:
+            if f.physical is None or getattr(f.physical, "index", 0) == 0:
+                f.pc, f.source_pc = thread.pc, pc
+    return frames
+
+
+def _wave_frames(thread: WaveThread, pc: int, max_frames: int) -> list[Frame]:
+    program = thread.program
     lco = program.code_object_at(pc)
     if lco is None:
         return [Frame(0, pc, None, None, None, 0, 0, "context", False, thread,
@@ -192,13 +205,24 @@ def wave_frames(thread: WaveThread, *, max_frames: int = 64) -> list[Frame]:
     return out
 
 
+# Runtimes whose trap handler leaves a wave stopped by `s_trap` with its PC *after* the trap: every
+# `_amdgpu_r_debug.r_version` the cores of ROCm 6.x/7.0 declare (8..10; dbgapi 0.77 reports that PC).
+# From r_version 12 the handler halts the wave at the `s_trap` itself.
+PC_AFTER_TRAP_BELOW_R_VERSION = 12
+
+
 def _stop_pc(thread) -> int:
-    """Frame 0's PC. A trap handler that leaves the PC after the `s_trap` (runtime r_debug versions before 12)
-    would put the trap's frame on the next statement — or past the function's end, with no scope at all; the
-    frame is the `s_trap`'s, as ROCm 7's runtime leaves it (r_version 12: the wave halts at the s_trap)."""
+    """The address frame 0's source line and scopes are looked up at.
+
+    For a wave stopped by `s_trap` under a runtime with ``r_version < 12`` the pc register (what dbgapi 0.77
+    reports, and what `$pc`, `info threads` and `x/i $pc` show) is the instruction after the trap; looked
+    up there, the trap's frame would be on the next statement, or past the function's end with no scope at
+    all. The user wants the trap's line, so frame 0 is looked up at the `s_trap` (the instruction before
+    the pc). ``r_version >= 12`` runtimes leave the pc at the trap: nothing to adjust."""
     pc = thread.pc
     try:
-        if thread.wave.trap_id is not None:
+        wave = thread.wave
+        if wave.trap_id is not None and wave.r_version < PC_AFTER_TRAP_BELOW_R_VERSION:
             prev = thread.program.instruction_before(pc)
             if prev is not None and prev.mnemonic == "s_trap":
                 return prev.address

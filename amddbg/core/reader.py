@@ -84,6 +84,16 @@ class Core:
             )
 
     # -- note ------------------------------------------------------------------------------------
+    @cached_property
+    def emulator_notes(self) -> list[dict]:
+        """What `amddbg run --core` recorded beside the state (amddbg.core.emunotes): out-of-range LDS accesses,
+        ...; empty for a core the ROCm runtime wrote."""
+        from amddbg.core.emunotes import read
+
+        notes, warnings = read(self.files)
+        self.warnings += warnings
+        return notes
+
     @property
     def kfd_version(self) -> tuple[int, int]:
         return self.kfd.kfd_version

@@ -47,6 +47,12 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
                    sgprs=_saved_sgprs(machine, w), sgpr_count=112 if machine.family == "gfx9" else None,
                    vgprs=[row.tolist() for row in w.v],
                    accvgprs=[row.tolist() for row in w.a] if w.a.size else (), lds=lds, wave_size=w.lanes)
+    bounds = getattr(machine, "lds_bounds", None)
+    notes = [n for n in bounds.warnings() if "lanes" in n] if bounds is not None else []
+    if notes:  # what the run saw that the state does not show: LDS accesses past the allocation (ldsbounds.py)
+        from amddbg.core.emunotes import NOTE_NAME, NT_AMDDBG_EMULATOR_NOTES, build
+
+        b.add_note(NOTE_NAME, NT_AMDDBG_EMULATOR_NOTES, build(notes))
     code_lo, code_hi = machine.load, machine.load + 0x1_0000_0000  # the code object's range: the writer places it
     for addr, chunk in machine.memory.segments():
         if code_lo <= addr < code_hi:

@@ -647,4 +647,31 @@ def explain_program(program, *, dispatch: int | None = None, assume=(), budget: 
     at most `budget` wave-instructions (default `amddbg.replay.replay.DEFAULT_BUDGET`)."""
     from amddbg.replay.analysis import explain_with_replay
 
-    return explain_with_replay(program, dispatch=dispatch, assume=assume, budget=budget)
+    exp = explain_with_replay(program, dispatch=dispatch, assume=assume, budget=budget)
+    exp.findings += emulator_note_findings(program)
+    return exp
+
+
+def emulator_note_findings(program) -> list[Finding]:
+    """The emulator's notes in the core (amddbg.core.emunotes) as findings: each out-of-range LDS access `amddbg run`
+    recorded (the hardware reads 0 or drops the write, so nothing in the state shows it, and it is nearly always a
+    bug). They add to the verdict's findings, never change it."""
+    core = getattr(program, "core", None)
+    out = []
+    for n in (core.emulator_notes if core is not None else []):
+        if not n.get("kind", "").startswith("lds_"):
+            continue
+        src = n.get("source") if isinstance(n.get("source"), dict) else {}
+        loc = {"function": src.get("function"), "file": src.get("file"), "line": src.get("line"),
+               "role": "out-of-range LDS access", "pc": n["pc"]}
+        where = f"{os.path.basename(src['file'])}:{src.get('line')}" if src.get("file") else n["pc"]
+        verb = "read" if "read" in n["kind"] else "write"
+        lanes = n["lanes"]
+        out.append(Finding(
+            "lds_out_of_range", verb,
+            f"run: LDS {verb} past the workgroup's {n.get('requested')} bytes at {where} ({n.get('instruction')}), "
+            f"lane(s) {', '.join(map(str, lanes[:8]))}{' ...' if len(lanes) > 8 else ''} at "
+            f"{', '.join(map(str, n['addresses'][:4]))}: {n.get('effect')}",
+            [{"workgroup": n.get("workgroup"), "wave_in_group": n.get("wave_in_group"), "lanes": lanes}], [loc],
+            {"found_by": "emulator note", "requested": n.get("requested"), "allocated": n.get("allocated")}))
+    return out

@@ -112,3 +112,38 @@ def test_lds_stencil_through_calls(obj):
     d = run(obj, "lds_stencil_calls", 768, 256, "buf:f32:768:iota", "buf:f32:768", "i32:768")
     assert d["status"] == "completed", d["reason"]
     assert d["buffers"][1]["values"] == [float(v) for v in stencil_expected(768)]
+
+
+def test_out_of_range_lds_accesses_travel_with_the_core_to_explain(tmp_path):
+    """`amddbg run --core` keeps the run's out-of-range LDS accesses in an "AMDDBG" note of the core (nothing in
+    the hardware state shows a dropped write); `amddbg explain` lists each as a finding, `amddbg info` still opens
+    the core as before."""
+    core = tmp_path / "wp.gpu"
+    obj = HERE / "issue22-llvm19-gfx1200-w32-O0.co"
+    r = subprocess.run([sys.executable, "-m", "amddbg", "run", str(obj), "--kernel", "lds_write_past", "--grid", "64",
+                        "--block", "64", "--arg", "buf:u32:64:iota", "--arg", "buf:u32:64", "--arg", "u32:8",
+                        "--core", str(core)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "amddbg", "explain", str(core), "--json"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    found = [f for f in json.loads(r.stdout)["findings"] if f["kind"] == "lds_out_of_range"]
+    assert {f["cause"] for f in found} == {"write"}
+    lanes = sorted((f["waves"][0]["wave_in_group"], ln) for f in found for ln in f["waves"][0]["lanes"])
+    assert lanes == [(t // 32, t % 32) for t in range(16, 64)]
+    assert all(f["locations"][0]["line"] == 79 and "dropped" in f["summary"] for f in found)
+    r = subprocess.run([sys.executable, "-m", "amddbg", "info", str(core)], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+
+
+def test_emulator_note_payload_is_never_trusted():
+    from amddbg.core.emunotes import build, parse
+
+    good = {"kind": "lds_write_out_of_range", "pc": "0x10", "lanes": [1], "addresses": ["0x200"]}
+    assert parse(build([good]), "x") == ([good], [])
+    for bad in (b"\xff\xfe", b"[1, 2]", b'{"version": 2, "notes": []}', b"{" * 10):
+        notes, warnings = parse(bad, "core.gpu")
+        assert notes == [] and len(warnings) == 1 and warnings[0].startswith("core.gpu: ")
+    notes, warnings = parse(build([good, {"kind": 3}]), "core.gpu")
+    assert notes == [good] and "1 malformed" in warnings[0]

@@ -145,6 +145,7 @@ class CoreBuilder:
         self.code_objects: list[tuple[str, int]] = []  # (uri, load_address)
         self._memory: list[tuple[int, bytes | None, int, bool]] = []  # (addr, data|None, size, host)
         self._unavailable: list[tuple[int, int]] = []
+        self._extra_notes: list[tuple[str, int, bytes]] = []  # after the AMDGPU note (amddbg.core.emunotes)
         self._host_next = HOST_BASE
         self._gpu_next = GPU_BASE
         self._r_debug_capacity = PAGE
@@ -400,6 +401,11 @@ class CoreBuilder:
         queue.waves.append(w)
         return w
 
+    def add_note(self, name: str, ntype: int, desc: bytes) -> None:
+        """One more ELF note in the GPU core, after the AMDGPU core-state note (readers skip notes they do not
+        know): the emulator's own findings (amddbg.core.emunotes)."""
+        self._extra_notes.append((name, ntype, bytes(desc)))
+
     def add_memory(self, address: int, data: bytes, *, host: bool = False) -> None:
         """Bytes of process memory (agent memory unless `host`)."""
         self._memory.append((address, bytes(data), len(data), host))
@@ -601,7 +607,7 @@ class CoreBuilder:
         code objects, amd_queue_t, AQL rings) goes in the GPU file so it stands alone; with it, host memory
         goes to an x86-64 host core that also has empty (p_filesz 0) stand-ins for the agent segments."""
         note, mem = self._layout()
-        notes = [(NOTE_NAME, NT_AMDGPU_KFD_CORE_STATE, note)]
+        notes = [(NOTE_NAME, NT_AMDGPU_KFD_CORE_STATE, note), *self._extra_notes]
         gpu = [m for m in mem if host_path is None or not m[3]]
         segs = [OutSegment(a, d, s, s, load_flags("rocr")) for a, d, s, _ in sorted(gpu, key=lambda m: m[0])]
         segs += [OutSegment(a, None, s, 0, load_flags("rocr")) for a, s in self._unavailable]
@@ -618,7 +624,7 @@ class CoreBuilder:
         """One x86-64 core with the host notes, the AMDGPU note, and every segment."""
         note, mem = self._layout()
         host = host or HostImage()
-        notes = self._host_notes(host) + [(NOTE_NAME, NT_AMDGPU_KFD_CORE_STATE, note)]
+        notes = self._host_notes(host) + [(NOTE_NAME, NT_AMDGPU_KFD_CORE_STATE, note), *self._extra_notes]
         allmem = [(a, d, s) for a, d, s, _ in mem] + [(a, d, len(d)) for a, d in host.memory]
         segs = [OutSegment(a, d, s, s, load_flags("linux")) for a, d, s in sorted(allmem, key=lambda m: m[0])]
         segs += [OutSegment(a, None, s, 0, load_flags("linux")) for a, s in self._unavailable]

@@ -9,7 +9,7 @@ its value *marked* (it may be stale: the lane is elsewhere, or nowhere, in the p
 from __future__ import annotations
 
 from amddbg.dwarf.scopes import variable_value
-from amddbg.errors import AmddbgError, Unavailable
+from amddbg.errors import AmddbgError, NotSupported, Unavailable
 from amddbg.session.values import LaneValues, Value
 
 
@@ -128,6 +128,10 @@ class FrameVariable:
     def _value(self, lane: int, raw) -> Value:
         if raw is None:
             return Value.optimized_out(self.type)
+        if isinstance(raw, NotSupported):
+            # a location amddbg cannot evaluate is said, as gdb says it (`x = <error: ...>`), never guessed
+            v = Value(self.type, None, error=f"<error: {raw.message}>", lane=lane)
+            return v
         if isinstance(raw, Exception):
             v = Value.unavailable(getattr(raw, "why", str(raw)), self.type)
             v.lane = lane

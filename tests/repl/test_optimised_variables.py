@@ -76,3 +76,28 @@ def test_json_lanes(core):
     assert [d["value"] for d in pr["lanes"]] == [str(n) for n in range(len(pr["lanes"]))]
     locals_ = {d["name"]: d["value"] for d in bt["frames"][0]["locals"]}
     assert locals_["lane"] == str(bt["lane"])
+
+
+@pytest.mark.parametrize("arch", ["gfx1200", "gfx942"])
+def test_fresh_core_values_follow_the_source(tmp_path, arch):
+    """A core written now by `amddbg run --core` (slow_loop stopped inside its loop). Source:
+    `acc = acc * 3 + (int)(lane ^ i)` for i = 0, 1, ...: every lane's `acc` (in a VGPR, the promoted-variable
+    shape) must be that recurrence after one common number of iterations, and `lane` its lane number."""
+    core = tmp_path / f"slow-{arch}.gpu"
+    r = amddbg("run", str(ROOT / "corefiles" / "scenarios" / f"scenarios-{arch}.co"), "--kernel", "slow_loop",
+               "--grid", "64", "--block", "64", "--arg", "buf:i32:64", "--arg", "i32:300",
+               "--max-instructions", "1000", "--core", str(core))
+    assert r.returncode == 0, r.stderr
+    r = amddbg("--json", "-batch", "-ex", "print -lane all acc", "-ex", "print -lane all lane", str(core))
+    assert r.returncode == 0, r.stderr
+    acc, lane = ([int(d["value"]) for d in json.loads(line)["lanes"]] for line in r.stdout.splitlines())
+    assert lane == list(range(len(lane))) and len(lane) == (32 if arch == "gfx1200" else 64)
+
+    def after(n: int, k: int) -> int:
+        a = 0
+        for i in range(k):
+            a = (a * 3 + (n ^ i)) & 0xFFFFFFFF
+        return a - (1 << 32) if a >> 31 else a
+
+    ks = [k for k in range(1, 300) if all(after(n, k) == acc[n] for n in range(len(acc)))]
+    assert len(ks) == 1, ks

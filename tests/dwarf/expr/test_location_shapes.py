@@ -286,3 +286,18 @@ def test_promoted_idiom_rewrites_and_refusals():
     amd = producer_options("AMD clang version 17.0.0", "[llvm:v0.0]")
     with pytest.raises(AmddbgError):
         Evaluator(ctx, lane=0, **amd).run(reg).result()
+
+
+def test_unsupported_location_prints_an_error_not_a_value():
+    """What the session prints for a location it cannot evaluate: gdb's `<error: ...>` naming the shape."""
+    from types import SimpleNamespace
+
+    from amddbg.errors import NotSupported
+    from amddbg.session.values import INT
+    from amddbg.session.variables import FrameVariable
+
+    fv = FrameVariable(None, SimpleNamespace(type=INT))
+    err = NotSupported("location expression shape DW_OP_bregx VGPR+0, DW_OP_litN, DW_OP_swap, DW_OP_xderef, ...")
+    text = fv._value(3, err).format()
+    assert text == ("<error: not supported yet: location expression shape DW_OP_bregx VGPR+0, DW_OP_litN, "
+                    "DW_OP_swap, DW_OP_xderef, ...>")

@@ -326,6 +326,7 @@ class Machine:
         if n_waves > 1 << 16:
             raise EmulatorError(f"{n_waves} waves: the emulator runs at most 65,536 waves per dispatch")
         check_budget(per_wave_scratch * n_waves, f"scratch for {n_waves} waves ({per_wave_scratch} bytes each)")
+        check_budget(n_groups * max(group_fixed, 0), f"LDS for {n_groups} workgroups ({group_fixed} bytes each)")
         groups = [(gx, gy, gz) for gz in range((grid[2] + block[2] - 1) // block[2])
                   for gy in range((grid[1] + block[1] - 1) // block[1])
                   for gx in range((grid[0] + block[0] - 1) // block[0])]

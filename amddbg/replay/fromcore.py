@@ -18,12 +18,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from amddbg.emu.limits import check as check_budget
 from amddbg.emu.machine import ARCHITECTED_FLAT_SCRATCH, Machine, Workgroup, _startswith_any, family_of
 from amddbg.emu.memory import LDS, PAGE
 from amddbg.emu.wave import ENDED, FAULTED, READY, TRAPPED, WAITING_BARRIER, Wave
 from amddbg.errors import AmddbgError, Unavailable
 from amddbg.session.threads import WaveState
 from amddbg.target import AddressSpace
+
+# Larger than any AMD GPU's LDS per workgroup (64 KiB GFX9-GFX11, 160 KiB gfx950, 320 KiB gfx1250): a
+# packet asking for more is damaged, and replay would allocate it once per workgroup.
+LDS_PLAUSIBLE = 1 << 20
 
 
 class ReplayUnavailable(AmddbgError):
@@ -140,11 +145,16 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0)
     family = family_of(processor)
     vgpr_rows = 0
     index = 0
+    lds_size = max(int(m.dispatch_info["group_segment_size"] or 0), 0)  # a u32 from the core's packet
+    if lds_size > LDS_PLAUSIBLE:
+        raise ReplayUnavailable(f"the dispatch packet's group_segment_size is {lds_size} bytes, more LDS than any "
+                                f"AMD GPU has (at most {LDS_PLAUSIBLE >> 10} KiB here)")
+    check_budget(lds_size * len(by_group), f"LDS for {len(by_group)} workgroups ({lds_size} bytes each)")
     for gi, (g, ts) in enumerate(sorted(by_group.items(), key=lambda kv: (kv[0][2], kv[0][1], kv[0][0]))):
         size = tuple(min(block[i], grid[i] - g[i] * block[i]) for i in range(3))
         items = size[0] * size[1] * size[2]
         expected = -(-items // lanes)
-        lds = LDS(max(int(m.dispatch_info["group_segment_size"] or 0), 0))
+        lds = LDS(lds_size)
         wg = Workgroup(g, size, lds)
         m.groups.append(wg)
         leader = ts[0]

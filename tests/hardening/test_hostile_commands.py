@@ -190,3 +190,24 @@ def test_triage_unlistable_directory_and_symlinked_duplicates(tmp_path):
     assert "cannot list the directory: Permission denied" in r.stdout
     assert_one_line_error(only)
     assert "cannot list the directory: Permission denied" in only.stderr
+
+
+def test_packet_lds_size_from_the_core_is_bounded(tmp_path):
+    """The dispatch packet's group_segment_size (a u32 in the core) sized one LDS bytearray per workgroup:
+    4 GiB each for 0xffffffff. Replay now refuses it by name; the rest of the core's view is unchanged."""
+    from amddbg.core import open_core
+
+    with open_core(CORE) as core:
+        addr = core.dispatches[0].packet_address + 28  # hsa_kernel_dispatch_packet_t.group_segment_size
+        seg = core._segments.find(addr)
+        off = seg.offset + addr - seg.vaddr
+    d = bytearray(Path(CORE).read_bytes())
+    assert struct.unpack_from("<I", d, off)[0] < 1 << 16
+    struct.pack_into("<I", d, off, 0xFFFFFFFF)
+    p = tmp_path / "lds.gpu"
+    p.write_bytes(d)
+    r = run(["explain", str(p)], timeout=120, data_limit=1 << 30)
+    _no_internal(r)
+    assert "group_segment_size is 4294967295 bytes, more LDS than any AMD GPU has" in r.stdout
+    r = run(["-batch", "-ex", "bt", str(p)], timeout=120, data_limit=1 << 30)
+    assert r.returncode == 0 and "#0" in r.stdout

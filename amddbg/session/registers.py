@@ -86,6 +86,14 @@ class WaveRegisters:
             return self.vcc >> 32
         if n == "m0":
             return w.m0
+        if n in ("flat_scratch", "xnack_mask") and w.family.scalar_alias_count == 6:
+            # gfx9: flat_scratch is the first alias pair of the SGPR slots; xnack_mask is HWREG 7/8 (dbgapi)
+            if n == "xnack_mask":
+                return w.hwregs[7] | w.hwregs[8] << 32
+            slots = w.sgpr_slots
+            if len(slots) < 6:
+                raise Unavailable("register", 0, 8, "flat_scratch is not in the saved SGPRs")
+            return slots[-6] | slots[-5] << 32
         if n == "status":
             return w.status
         if n == "scc":

@@ -70,9 +70,11 @@ class ProgramScope:
             v = regs.read_named(n)
         except Unavailable as exc:
             return Value(UINT32, None, error="<unavailable>", register=n)._why(exc.why)
-        if n in ("exec", "vcc"):
-            return Value(UINT64 if t.lanes == 64 else UINT32, v.to_bytes(8 if t.lanes == 64 else 4, "little"),
-                         register=n)
+        if n in ("exec", "vcc", "xnack_mask"):
+            return Value(UINT64 if t.lanes == 64 else UINT32,
+                         (v & ((1 << t.lanes) - 1)).to_bytes(8 if t.lanes == 64 else 4, "little"), register=n)
+        if n == "flat_scratch":
+            return Value(UINT64, (v & ((1 << 64) - 1)).to_bytes(8, "little"), register=n)
         if n == "pc":
             return Value.from_int(v, CODE_PTR)
         return Value(UINT32, (v & 0xFFFFFFFF).to_bytes(4, "little"), register=n)

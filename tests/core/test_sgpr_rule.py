@@ -153,3 +153,13 @@ def test_json_has_m0_mode_and_gfx12_trap_registers(tmp_path, processor):
         assert w["trapsts"] is None
     else:
         assert "trap_ctrl" not in w and "excp_flag_priv" not in w
+
+
+def test_gfx9_alias_registers_by_name(tmp_path):
+    """Above N the alias slots are only registers: `$flat_scratch` (slots end-6/end-5), `$xnack_mask` (HWREG
+    7/8, as dbgapi reads it), `$vcc` (end-2/end-1) of a 112-SGPR gfx90a wave."""
+    p, slots = _core(tmp_path, "gfx90a", 112)
+    r = amddbg("-batch", "-ex", "print/x $flat_scratch", "-ex", "print/x $xnack_mask", "-ex", "print/x $vcc", str(p))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [f"$1 = {slots[102] | slots[103] << 32:#x}", "$2 = 0xbbbb0008aaaa0007",
+                                     f"$3 = {slots[106] | slots[107] << 32:#x}"]

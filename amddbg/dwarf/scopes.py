@@ -217,6 +217,11 @@ def variable_value(var: Variable, pc: int, context, lanes, *, encoding=None, loa
         if isinstance(loc, Exception):
             out[ln] = None if isinstance(loc, E.UndefinedLocation) else loc
             continue
+        if opts.get("lane_slice_vector_registers") and size > 4 and _is_vgpr_slice(loc):
+            # one lane's dword cannot hold more than 4 bytes: reading on would return the next lane's
+            out[ln] = NotSupported(f"a {size}-byte {var.type.name or 'value'} in one lane's 32-bit slice of a "
+                                   "vector register")
+            continue
         try:
             out[ln] = E.read_bytes(context, loc, size, lane=ln)
         except E.UndefinedLocation:
@@ -224,3 +229,13 @@ def variable_value(var: Variable, pc: int, context, lanes, *, encoding=None, loa
         except AmddbgError as exc:
             out[ln] = exc
     return out
+
+
+def _is_vgpr_slice(loc) -> bool:
+    from amddbg.dwarf.expr.location import Register
+    from amddbg.dwarf.expr.regs import register_info
+
+    if len(loc.singles) != 1 or not isinstance(loc.singles[0].storage, Register):
+        return False
+    info = register_info(loc.singles[0].storage.number)
+    return info is not None and info.is_vector

@@ -16,7 +16,8 @@ piece of a location expression, a trailing ``litAS, swap, xderef`` (optionally f
 ``stack_value``) whose address was computed from registers and constants alone (``breg*``, literals,
 arithmetic, conversions: nothing that names memory, a frame base or a register *location*):
 
-* ``bregx R, 0; litAS; swap; xderef``  ->  ``regx R`` (the register; a VGPR is the lane's dword),
+* ``bregx R, 0; litAS; swap; xderef``  ->  ``regx R`` (the register; a VGPR is the lane's dword; as the
+  whole location, zero-extended to 8 bytes as `bregx` reads it: see `_widen`),
 * ``<value ops>; litAS; swap; xderef[; stack_value]``  ->  ``<value ops>; stack_value`` (the value).
 
 Why this cannot mistake a real memory location: upstream AMDGPU describes a variable in memory by its
@@ -75,7 +76,7 @@ def _rewrite_segment(seg: list[Op]) -> list[Op]:
         number = op.operands[0] if op.name == "DW_OP_bregx" else int(op.name[10:])
         offset = op.operands[-1]
         if offset == 0:
-            return [replace(op, name="DW_OP_regx", operands=(number,), code=0x90)]
+            return [replace(op, name="DW_OP_regx", operands=(number,), code=0x90)]  # (see _widen)
     stack_value = seg[-1] if tail_stack_value else replace(core[-1], name="DW_OP_stack_value", operands=(),
                                                             code=0x9F, size=1, subop=None)
     return [*prefix, stack_value]
@@ -98,7 +99,20 @@ def rewrite_promoted(ops: list[Op]) -> list[Op]:
             seg.append(op)
     out += _rewrite_segment(seg)
     _refuse_leftovers(out)
-    return out
+    return _widen(out) if len(out) == 1 and out is not ops and out[0].name == "DW_OP_regx" else out
+
+
+def _widen(ops: list[Op]) -> list[Op]:
+    """A whole location rewritten to one 32-bit register (a VGPR: the lane's dword): `bregx` meant its
+    contents zero-extended to the generic type, and clang describes 64-bit variables this way too (`size_t
+    lid = get_local_id(0)`, 32-bit LDS pointers typed `int *`). A register location would let an 8-byte
+    read run into the next lane's dword; `regx R; piece 4; lit0; stack_value; piece 4` reads R's 32 bits
+    for narrow types and zero above them, and stays lane-affine (one evaluation for the wave)."""
+    op = ops[0]
+    piece = replace(op, name="DW_OP_piece", operands=(4,), code=0x93, subop=None)
+    zero = replace(op, name="DW_OP_lit0", operands=(), code=0x30, subop=None)
+    stack_value = replace(op, name="DW_OP_stack_value", operands=(), code=0x9F, subop=None)
+    return [op, piece, zero, stack_value, piece]
 
 
 _NAMES_MEMORY = ("DW_OP_fbreg", "DW_OP_addr", "DW_OP_addrx", "DW_OP_call_frame_cfa", "DW_OP_deref",

@@ -301,3 +301,55 @@ def test_unsupported_location_prints_an_error_not_a_value():
     text = fv._value(3, err).format()
     assert text == ("<error: not supported yet: location expression shape DW_OP_bregx VGPR+0, DW_OP_litN, "
                     "DW_OP_swap, DW_OP_xderef, ...>")
+
+
+def test_eight_byte_variable_in_one_vgpr_is_zero_extended():
+    """clang describes `size_t lid = get_local_id(0)` (OpenCL, -O2) by the 32-bit VGPR alone
+    (`DW_OP_bregx VGPRn+0, DW_OP_lit5, DW_OP_swap, DW_OP_xderef`): 8 bytes per lane are the lane's dword
+    zero-extended, as `bregx` reads a register, never the next lane's dword above it."""
+    from amddbg.dwarf.scopes import Variable, variable_value
+    from amddbg.dwarf.types import type_of
+
+    prog, wave = _wave("64")
+    ctx = wave.frames()[0].context()
+    found = 0
+    for name in ("llvm22-gfx1100-w64-O2-cl.co", "llvm19-gfx1100-w64-O2-cl.co"):
+        dwarf = DwarfInfo.from_path(ROOT / "corefiles" / "co" / name)
+        from amddbg.dwarf.expr.shapes import location_expressions, shape_of
+
+        for e in location_expressions(dwarf):
+            if e["name"] != "lid" or e["attr"] != "location":
+                continue
+            ops = decode(e["expr"])
+            if shape_of(ops) != "DW_OP_bregx VGPR+0, DW_OP_litN, DW_OP_swap, DW_OP_xderef":
+                continue
+            var = Variable(e["die"], "lid", type_of(e["die"]), False, None, None)
+            assert var.type.size == 8
+            got = variable_value(var, e["lo"], ctx, range(64))
+            reg = register_info(ops[0].operands[0]).name
+            for lane in range(64):
+                assert got[lane] == wave.registers.read_named(reg, lane=lane).to_bytes(8, "little"), lane
+            found += 1
+            break
+    assert found == 2
+
+
+def test_wide_variable_in_one_vgpr_slice_is_refused():
+    """Upstream `DW_OP_regx VGPRn` names the lane's dword; an 8-byte variable there would read the next
+    lane's dword as its upper half: the session says it cannot, instead of printing that."""
+    from types import SimpleNamespace
+
+    from amddbg.dwarf.expr import StaticContext, encode
+    from amddbg.dwarf.scopes import variable_value
+
+    unit = SimpleNamespace(addr_size=8, offset_size=4, offset=0,
+                           dwarf=SimpleNamespace(producer_info=lambda u: SimpleNamespace(
+                               producer="Debian clang version 22.1.8", augmentation=None)))
+    expr = encode([("DW_OP_regx", 2560)])
+    var = SimpleNamespace(const_value=None, location_at=lambda pc: expr, die=SimpleNamespace(unit=unit),
+                          type=SimpleNamespace(size=8, name="long"))
+    ctx = StaticContext(registers={2560: list(range(64))})
+    got = variable_value(var, 0, ctx, [0, 5])
+    assert all(isinstance(g, AmddbgError) and "32-bit slice" in g.message for g in got.values())
+    var.type = SimpleNamespace(size=4, name="int")
+    assert variable_value(var, 0, ctx, [5])[5] == (5).to_bytes(4, "little")

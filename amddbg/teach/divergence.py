@@ -79,8 +79,9 @@ class DivergenceReport:
     functions: dict = field(default_factory=dict)  # function -> [active, slots]
     waves: dict = field(default_factory=dict)  # wave index -> [active, slots, label]
     events: list = field(default_factory=list)
-    divergences: list = field(default_factory=list)  # {"wave", "line", "before", "after"}
+    divergences: list = field(default_factory=list)  # {"wave", "seq", "pc", "file", "line", "before", "after"}
     reconvergences: list = field(default_factory=list)
+    sources: dict = field(default_factory=dict)  # (file, line) -> source text, where the file was found
 
     @property
     def active(self) -> int:
@@ -157,8 +158,9 @@ def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceRe
             entry[1] += w.lanes
         if w.exec != ev.exec_before:
             after = w.exec
-            info = {"wave": w.index, "pc": f"{ev.pc:#x}", "file": s[0] if s else None, "line": s[1] if s else None,
-                    "before": lane_ranges(ev.exec_before, w.lanes), "after": lane_ranges(after, w.lanes)}
+            info = {"wave": w.index, "seq": seq[w.index], "pc": f"{ev.pc:#x}", "file": s[0] if s else None,
+                    "line": s[1] if s else None, "before": lane_ranges(ev.exec_before, w.lanes),
+                    "after": lane_ranges(after, w.lanes)}
             if bin(after).count("1") < active and after:
                 divs.append(info)
             elif bin(after).count("1") > active:
@@ -172,4 +174,23 @@ def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceRe
     kname = machine.dispatch_info.get("kernel", "?")
     rep = DivergenceReport(plain_name(demangle(kname) or kname), machine.lanes, result.status, result.reason,
                            lines, dict(funcs), waves, events, divs, recs)
+    rep.sources = source_texts(lines, getattr(machine.co, "path", None))
     return rep
+
+
+def source_texts(lines: dict, near: str | None) -> dict:
+    """(file, line) -> the line's text, for the files found (DWARF names them as the compiler saw them: the
+    compilation directory is mapped onto directories near the code object, as `list` and `disasm -S` do)."""
+    from amddbg.dwarf.source import SourcePaths
+
+    paths = SourcePaths(near=near)
+    out = {}
+    for key in lines:
+        file, line = key
+        parts = file.split("/")
+        for cut in range(2, len(parts)):  # each ancestor directory may be the compilation directory
+            text = paths.line_text(file, line, "/".join(parts[:cut]))
+            if text is not None:
+                out[key] = text
+                break
+    return out

@@ -10,29 +10,25 @@ import sys
 from amddbg.errors import AmddbgError
 
 
-def add_parser(p: argparse.ArgumentParser) -> None:
-    from amddbg.cli import run as run_cli
+def add_parser(p: argparse.ArgumentParser, *, codeobj: bool = True) -> None:
+    """The launch options (amddbg.emu.args) and the pictures; no --core/--layout: divergence writes no core."""
+    from amddbg.emu.args import add_launch_arguments
+    from amddbg.teach.divergence import add_picture_arguments
 
-    run_cli.add_parser(p)
-    for a in list(p._actions):
-        if a.dest in ("core", "layout"):
-            p._remove_action(a)
-            for s in a.option_strings:
-                p._option_string_actions.pop(s, None)
-    p.add_argument("--svg", metavar="FILE", help="write the timeline as SVG (for slides)")
-    p.add_argument("--html", metavar="FILE", help="write one self-contained HTML page")
+    add_launch_arguments(p, codeobj=codeobj)
+    add_picture_arguments(p)
 
 
 def report_for(args):
-    from amddbg.cli.run import _dims
-    from amddbg.emu.args import parse_arg
+    from amddbg.emu.args import parse_arg, parse_dims
     from amddbg.emu.machine import Machine
     from amddbg.teach.divergence import record
     from amddbg.textsafe import check_regular
 
     check_regular(args.codeobj)
     m = Machine(args.codeobj, seed=args.seed)
-    m.dispatch(args.kernel, _dims(args.grid, "grid"), _dims(args.block, "block"), [parse_arg(a) for a in args.arg])
+    m.dispatch(args.kernel, parse_dims(args.grid, "grid"), parse_dims(args.block, "block"),
+               [parse_arg(a) for a in args.arg])
     return record(m, max_instructions=args.max_instructions or 2_000_000)
 
 
@@ -63,10 +59,9 @@ def run(args: argparse.Namespace) -> int:
     table, timeline = rich_view(rep)
     console.print(table)
     console.print(timeline)
-    for d in rep.divergences[:8]:
-        console.print(f"diverged at line {d['line']} (wave {d['wave']}): lanes {d['before']} -> {d['after']}",
-                      markup=False)
-    for d in rep.reconvergences[:8]:
-        console.print(f"reconverged at line {d['line']} (wave {d['wave']}): lanes {d['before']} -> {d['after']}",
-                      markup=False)
+    from amddbg.teach.timeline import EFFICIENCY_RULE, event_lines
+
+    for line in event_lines(rep):
+        console.print(line, markup=False)
+    console.print(f"({EFFICIENCY_RULE})", markup=False)
     return 0

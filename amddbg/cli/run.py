@@ -12,53 +12,22 @@ import sys
 from amddbg.errors import UsageError
 
 
-def _dims(text: str, what: str) -> tuple[int, int, int]:
-    try:
-        parts = [int(x, 0) for x in text.split(",")]
-    except ValueError:
-        raise UsageError(f"--{what} {text!r}: expected X[,Y[,Z]] positive integers") from None
-    if not 1 <= len(parts) <= 3 or any(p <= 0 for p in parts):
-        raise UsageError(f"--{what} {text!r}: expected X[,Y[,Z]] positive integers")
-    return tuple(parts + [1] * (3 - len(parts)))
-
-
-def positive_int(text: str) -> int:
-    """argparse type for counts: an integer >= 1 (`--max-instructions -1` was accepted and ran unbounded)."""
-    try:
-        n = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive count")
-    return n
-
-
 def add_parser(p: argparse.ArgumentParser) -> None:
-    p.add_argument("codeobj", metavar="CODEOBJ")
-    p.add_argument("--kernel", required=True, metavar="NAME", help="kernel symbol or demangled name")
-    p.add_argument("--grid", required=True, metavar="X[,Y[,Z]]", help="work-items per dimension")
-    p.add_argument("--block", required=True, metavar="X[,Y[,Z]]", help="workgroup size")
-    p.add_argument("--arg", action="append", default=[], metavar="SPEC",
-                   help="TYPE:VALUE or buf:TYPE:COUNT[:zero|iota|fill=V|values=..|file=PATH], in argument order")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    from amddbg.emu.args import add_launch_arguments
+
+    add_launch_arguments(p)
     p.add_argument("--core", metavar="OUT", help="write the final state as a core")
     p.add_argument("--layout", choices=("split", "unified"), default="split")
-    p.add_argument("--max-instructions", type=positive_int, default=None, metavar="N",
-                   help="stop after N wave-instructions (N >= 1)")
-    p.add_argument("--seed", type=int, default=0, metavar="N")
-    p.add_argument("--stack-size", type=int, default=None, metavar="BYTES",
-                   help="stack per work-item for a kernel with a dynamic stack (recursion, indirect calls), as "
-                        "hipDeviceSetLimit(hipLimitStackSize) sets it; default 1024, HIP's")
 
 
 def run(args: argparse.Namespace) -> int:
-    from amddbg.emu.args import parse_arg, read_buffer
+    from amddbg.emu.args import parse_arg, parse_dims, read_buffer
     from amddbg.emu.limits import check as check_budget
     from amddbg.emu.machine import DYNAMIC_STACK_MAX, Machine
     from amddbg.textsafe import check_regular
 
     check_regular(args.codeobj)
-    grid, block = _dims(args.grid, "grid"), _dims(args.block, "block")
+    grid, block = parse_dims(args.grid, "grid"), parse_dims(args.block, "block")
     specs = [parse_arg(a) for a in args.arg]
     if args.core:  # the core goes to a new file or replaces an output, never an input of this run
         inputs = [args.codeobj] + [a.init[len("file="):] for a in specs

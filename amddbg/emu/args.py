@@ -183,3 +183,49 @@ def read_buffer(machine, b: dict) -> list:
     if b["type"].startswith("f"):
         return [float(x) for x in arr.tolist()]
     return [int(x) for x in arr.tolist()]
+
+
+# -- launch arguments shared by the faces that launch kernels (`amddbg run`, `amddbg divergence`, the REPL's
+# `divergence`): parsing them is about kernel launches, so it lives here rather than in one of the faces.
+def parse_dims(text: str, what: str) -> tuple[int, int, int]:
+    """``X[,Y[,Z]]`` positive integers -> (x, y, z); `what` names the option in the error (grid, block)."""
+    from amddbg.errors import UsageError
+
+    try:
+        parts = [int(x, 0) for x in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--{what} {text!r}: expected X[,Y[,Z]] positive integers") from None
+    if not 1 <= len(parts) <= 3 or any(p <= 0 for p in parts):
+        raise UsageError(f"--{what} {text!r}: expected X[,Y[,Z]] positive integers")
+    return tuple(parts + [1] * (3 - len(parts)))
+
+
+def positive_int(text: str) -> int:
+    """argparse type for counts: an integer >= 1 (`--max-instructions -1` was accepted and ran unbounded)."""
+    import argparse
+
+    try:
+        n = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive count")
+    return n
+
+
+def add_launch_arguments(p, *, codeobj: bool = True) -> None:
+    """The options of one kernel launch: code object, kernel, grid, block, arguments, limits and seed."""
+    if codeobj:
+        p.add_argument("codeobj", metavar="CODEOBJ")
+    p.add_argument("--kernel", required=True, metavar="NAME", help="kernel symbol or demangled name")
+    p.add_argument("--grid", required=True, metavar="X[,Y[,Z]]", help="work-items per dimension")
+    p.add_argument("--block", required=True, metavar="X[,Y[,Z]]", help="workgroup size")
+    p.add_argument("--arg", action="append", default=[], metavar="SPEC",
+                   help="TYPE:VALUE or buf:TYPE:COUNT[:zero|iota|fill=V|values=..|file=PATH], in argument order")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--max-instructions", type=positive_int, default=None, metavar="N",
+                   help="stop after N wave-instructions (N >= 1)")
+    p.add_argument("--seed", type=int, default=0, metavar="N")
+    p.add_argument("--stack-size", type=int, default=None, metavar="BYTES",
+                   help="stack per work-item for a kernel with a dynamic stack (recursion, indirect calls), as "
+                        "hipDeviceSetLimit(hipLimitStackSize) sets it; default 1024, HIP's")

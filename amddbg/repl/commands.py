@@ -697,25 +697,23 @@ class Debugger:
         import argparse as _ap
         import shlex as _sh
 
-        from amddbg.cli.divergence import add_parser as _add
-        from amddbg.teach.divergence import record
+        from amddbg.emu.args import add_launch_arguments, parse_arg, parse_dims
+        from amddbg.emu.machine import Machine
+        from amddbg.teach.divergence import add_picture_arguments, record
 
         lcos = self.program.code_objects
         if not lcos:
             raise UsageError("divergence: no code object is loaded")
         p = _ap.ArgumentParser(prog="divergence", add_help=False, exit_on_error=False)
-        p.add_argument("codeobj_placeholder", nargs="?")
-        _add(p)
+        add_launch_arguments(p, codeobj=False)
+        add_picture_arguments(p)
         try:
-            ns = p.parse_args(["x", lcos[0].uri, *_sh.split(args)])
+            ns = p.parse_args(_sh.split(args))
         except (_ap.ArgumentError, SystemExit, ValueError) as exc:
             raise UsageError(f"divergence: {exc}") from None
-        from amddbg.cli.run import _dims
-        from amddbg.emu.args import parse_arg
-        from amddbg.emu.machine import Machine
-
         m = Machine(lcos[0].codeobj)
-        m.dispatch(ns.kernel, _dims(ns.grid, "grid"), _dims(ns.block, "block"), [parse_arg(a) for a in ns.arg])
+        m.dispatch(ns.kernel, parse_dims(ns.grid, "grid"), parse_dims(ns.block, "block"),
+                   [parse_arg(a) for a in ns.arg])
         rep = record(m, max_instructions=ns.max_instructions or 2_000_000)
         self.out(f"{rep.status}: {rep.reason}; SIMD efficiency {rep.efficiency:.1%} "
                  f"({rep.slots - rep.active} of {rep.slots} lane-slots lost)")
@@ -726,6 +724,11 @@ class Debugger:
             mask, _ = st.masks.most_common(1)[0]
             self.out(f"  {safe(os.path.basename(st.file))}:{st.line:<5} {st.efficiency:7.1%}  lost {st.lost:<6} "
                      f"lanes {lane_ranges(mask, rep.lanes)}")
+        from amddbg.teach.timeline import EFFICIENCY_RULE, event_lines
+
+        for line in event_lines(rep):
+            self.out(f"  {safe(line)}")
+        self.out(f"  ({EFFICIENCY_RULE})")
         if ns.svg:
             from amddbg.teach.timeline import svg
 

@@ -127,6 +127,8 @@ def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceRe
     divs: list[dict] = []
     recs: list[dict] = []
     seq: Counter = Counter()
+    diverged: set[int] = set()  # waves whose lanes are narrower than at launch
+    launch_exec: dict[int, int] = {}  # each wave's EXEC at its first instruction
 
     def source(pc: int):
         if pc not in src_cache:
@@ -141,6 +143,7 @@ def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceRe
         key = (s[0], s[1]) if s else None
         active = bin(ev.exec_before).count("1")
         vec = is_vector(insn)
+        launch_exec.setdefault(w.index, ev.exec_before)
         entry = waves.setdefault(w.index, [0, 0, f"wg({w.workgroup[0]},{w.workgroup[1]},{w.workgroup[2]})"
                                                   f"/{w.wave_in_group}"])
         if vec and key is not None:
@@ -161,10 +164,19 @@ def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceRe
             info = {"wave": w.index, "seq": seq[w.index], "pc": f"{ev.pc:#x}", "file": s[0] if s else None,
                     "line": s[1] if s else None, "before": lane_ranges(ev.exec_before, w.lanes),
                     "after": lane_ranges(after, w.lanes)}
-            if bin(after).count("1") < active and after:
-                divs.append(info)
-            elif bin(after).count("1") > active:
-                recs.append(info)
+            before = ev.exec_before
+            # Teaching events, not every EXEC write: an empty EXEC is code the wave skips (s_cbranch_execz), so
+            # moves to or from it are no event; a divergence narrows the lanes (after is a subset of before); a
+            # reconvergence widens them back, and only in a wave that diverged (a wave that never diverged never
+            # reconverges); if -> else flips between disjoint halves of one divergence.
+            if before and after and after != before:
+                if after & before == after:
+                    divs.append(info)
+                    diverged.add(w.index)
+                elif after & before == before and w.index in diverged:
+                    recs.append(info)
+                    if after == launch_exec.get(w.index):
+                        diverged.discard(w.index)
         events.append(Event(w.index, seq[w.index], ev.pc, key, active, w.lanes, vec, ev.exec_before))
         seq[w.index] += 1
 
@@ -176,6 +188,12 @@ def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceRe
                            lines, dict(funcs), waves, events, divs, recs)
     rep.sources = source_texts(lines, getattr(machine.co, "path", None))
     return rep
+
+
+def add_picture_arguments(p) -> None:
+    """--svg and --html, for `amddbg divergence` and the REPL's `divergence`."""
+    p.add_argument("--svg", metavar="FILE", help="write the timeline as SVG (for slides)")
+    p.add_argument("--html", metavar="FILE", help="write one self-contained HTML page")
 
 
 def source_texts(lines: dict, near: str | None) -> dict:

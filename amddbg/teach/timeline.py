@@ -130,15 +130,16 @@ def svg(report, *, bar: int = 40, max_unit: float = 14.0) -> str:
     title = f"{report.kernel}: SIMD efficiency {report.efficiency:.1%} ({report.slots - report.active} of " \
             f"{report.slots} lane-slots lost)"
     note = f"bar height = active lanes of {report.lanes}; \u25bc divergence, \u25b2 reconvergence; {EFFICIENCY_RULE}"
-    legend_w = max((len(a) + len(b) + len(c) + 6 for _k, a, b, c in legend), default=0) * CHAR_W + 40
+    legend_w = (max((len(a) for _k, a, _b, _c in legend), default=0) + max((len(b) for _k, _a, b, _c in legend),
+                default=0) + max((len(c) for _k, _a, _b, c in legend), default=0) + 6) * CHAR_W + 40
     width = int(max(x0 + plot_w + 24, len(title) * CHAR_W * 16 / FONT + 32, len(note) * CHAR_W + 32,
                     legend_w + 16, 480))
     row_h = bar + 14
     top = 64
     axis_y = top + len(rows) * row_h + 6
-    legend_y = axis_y + 44
+    legend_y = axis_y + 58
     height = int(legend_y + 20 * len(legend) + 16)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" xml:space="preserve" viewBox="0 0 {width} {height}" width="100%" '
            f'preserveAspectRatio="xMinYMin meet" font-family="DejaVu Sans Mono, monospace" font-size="{FONT}" '
            f'style="max-width:{width}px;height:auto">',
            f'<title>{_h(report.kernel)} lane divergence</title>',
@@ -173,12 +174,33 @@ def svg(report, *, bar: int = 40, max_unit: float = 14.0) -> str:
         out.append(f'<line x1="{tx:.1f}" y1="{axis_y}" x2="{tx:.1f}" y2="{axis_y + 4}" stroke="#000000"/>')
         out.append(f'<text x="{tx:.1f}" y="{axis_y + 16}" text-anchor="middle" font-size="10">{t}</text>')
     out.append(f'<text x="{x0:.1f}" y="{axis_y + 32}">vector instructions issued per wave (time \u2192)</text>')
+    col1 = 38 + (max((len(w) for _k, w, _s, _t in legend), default=0) + 2) * CHAR_W
+    col2 = col1 + (max((len(st) for _k, _w, st, _t in legend), default=0) + 2) * CHAR_W
     for i, (k, where, stats, text) in enumerate(legend):
         yy = legend_y + 20 * i
         out.append(f'<rect x="16" y="{yy - 11}" width="14" height="14" fill="{colours[k]}"/>')
-        out.append(f'<text x="38" y="{yy}">{_h(where)}  {_h(stats)}  {_h(text)}</text>')
+        out.append(f'<text x="38" y="{yy}">{_h(where)}</text>')
+        out.append(f'<text x="{col1:.1f}" y="{yy}">{_h(stats)}</text>')
+        if text:
+            out.append(f'<text x="{col2:.1f}" y="{yy}" fill="#444444">{_h(text)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+SHOWN_EVENTS = 8
+HTML_EVENTS = 100
+
+
+def event_lines(report, limit: int = SHOWN_EVENTS) -> list[str]:
+    """The divergence and reconvergence points as text, `limit` of each kind, then how many more there are."""
+    out = []
+    for word, noun, evs in (("diverged", "divergence", report.divergences),
+                            ("reconverged", "reconvergence", report.reconvergences)):
+        for d in evs[:limit]:
+            out.append(f"{word} at line {d['line']} (wave {d['wave']}): lanes {d['before']} -> {d['after']}")
+        if len(evs) > limit:
+            out.append(f"... {len(evs) - limit} more {noun} points ({len(evs)} in all; --json lists every one)")
+    return out
 
 
 def _nice_step(n: int) -> int:
@@ -207,9 +229,12 @@ def html_page(report) -> str:
                     f"<td>{_h(lane_ranges(mask, report.lanes))}</td></tr>")
     points = []
     for kind, evs in (("divergence", report.divergences), ("reconvergence", report.reconvergences)):
-        for d in evs:
+        for d in evs[:HTML_EVENTS]:
             points.append(f"<tr><td>{kind}</td><td>{d['wave']}</td><td>{_h(d.get('line'))}</td>"
                           f"<td>{_h(d['before'])}</td><td>{_h(d['after'])}</td></tr>")
+        if len(evs) > HTML_EVENTS:
+            points.append(f"<tr><td>{kind}</td><td colspan=4>... {len(evs) - HTML_EVENTS} more "
+                          f"({len(evs)} in all; --json lists every one)</td></tr>")
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{_h(report.kernel)} divergence</title>"

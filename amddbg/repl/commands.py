@@ -654,9 +654,10 @@ class Debugger:
         run_info_barriers(self, args)
 
     def cmd_lanes(self, args: str) -> None:
-        """A grid of the wave's lanes (8 per row): `*` active at the wave PC, `.` inactive, then one row per lane
-        with its work-item position, source line (the wave PC's; marked for inactive lanes, whose own PC
-        upstream DWARF does not give) and the value of `-expr EXPR`."""
+        """A grid of the wave's lanes (8 per row): `#` active at the wave PC, `.` inactive; then one row per lane
+        with its work-item position, its source line and the value of `-expr EXPR`. A lane's line is its own
+        where the DWARF gives lane PCs (DW_AT_LLVM_lane_pc); otherwise inactive lanes show the wave PC's line,
+        marked `*` like the values `print -lane all` evaluates at the wave PC. One legend says so."""
         t = self.thread()
         if not t.is_wave:
             raise UsageError("lanes: the current thread is not a GPU wave")
@@ -672,9 +673,13 @@ class Debugger:
         f0 = frames[0] if frames else None
         where = f"{os.path.basename(f0.file)}:{f0.line}" if f0 is not None and f0.file else f"{t.pc:#x}"
         active = set(t.active_lanes)
+        own = self._lane_lines(f0)
         self.out(f"{safe(t.target_id)}: {t.lanes} lanes, {len(active)} active, wave PC at {safe(where)}")
+        marked = own is None and len(active) < t.lanes
+        self.out("  legend: # active lane, . inactive lane" + (
+            "; * the wave PC's line or value, for an inactive lane (the DWARF gives no lane PC)" if marked else ""))
         for row in range(0, t.lanes, 8):
-            cells = " ".join("*" if ln in active else "." for ln in range(row, row + 8))
+            cells = " ".join("#" if ln in active else "." for ln in range(row, row + 8))
             self.out(f"  lanes {row:>2}-{row + 7:<2}  {cells}")
         values = None
         if expr is not None:
@@ -683,15 +688,33 @@ class Debugger:
         for ln in range(t.lanes):
             pos = ProgramScope(self.program, f0, ln).lane_position()
             state = "active" if ln in active else "inactive"
-            line = where + ("" if ln in active else "*")
+            if own is not None and ln in own:
+                line = own[ln]
+            else:
+                line = where + ("" if ln in active else "*")
             val = ""
             if values is not None:
                 v = values[ln]
                 val = v.format() + ("*" if v.pc_marked else "")
             ptxt = f"({pos[0]},{pos[1]},{pos[2]})" if pos else "?"
             self.out(f"  {ln:>4}  {state:<8} {ptxt:<12} {safe(line):<20} {safe(val)}".rstrip())
-        if len(active) < t.lanes:
-            self.out("  * inactive lanes are shown at the wave PC: upstream DWARF gives no lane PC")
+
+    def _lane_lines(self, frame) -> dict[int, str] | None:
+        """lane -> ``file:line`` of the lane's own PC, when the DWARF gives lane PCs; else None."""
+        if frame is None:
+            return None
+        pcs = frame.lane_pcs()
+        lco = frame.code_object
+        if not pcs or lco is None:
+            return None
+        out = {}
+        for lane, (pc, in_frame) in pcs.items():
+            if not in_frame:
+                out[lane] = "(not in this frame)"
+                continue
+            srcs = lco.source_frames(pc + lco.load_address)
+            out[lane] = f"{os.path.basename(srcs[0].file)}:{srcs[0].line}" if srcs and srcs[0].file else f"{pc:#x}"
+        return out
 
     def cmd_divergence(self, args: str) -> None:
         import argparse as _ap

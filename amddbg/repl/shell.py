@@ -34,8 +34,21 @@ def colour_enabled(stream) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM", "") != "dumb"
 
 
+_LANE_GRID = re.compile(r"^(  lanes +\d+-\d+ +)([#. ]+)$")
+_LANE_ROW = re.compile(r"^( +\d+  )(active  |inactive)( .*)$")
+
+
 def colourize(line: str) -> str:
-    """Frame lines styled as gdb does: address blue, function yellow, file green (ANSI SGR)."""
+    """Frame lines styled as gdb does: address blue, function yellow, file green (ANSI SGR); the `lanes` grid
+    and rows with active lanes green and inactive ones dim."""
+    g = _LANE_GRID.match(line)
+    if g:
+        marks = "".join("\x1b[32m#\x1b[0m" if c == "#" else "\x1b[2m.\x1b[0m" if c == "." else c for c in g.group(2))
+        return g.group(1) + marks
+    r = _LANE_ROW.match(line)
+    if r:
+        style = "\x1b[32m" if r.group(2).startswith("active") else "\x1b[2m"
+        return f"{r.group(1)}{style}{r.group(2)}\x1b[0m{r.group(3)}"
     m = _FRAME.match(line)
     if not m:
         return line

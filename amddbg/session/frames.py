@@ -113,6 +113,13 @@ class Frame:
             return v.lane_values()
         return v.value(lane)
 
+    def lane_pcs(self) -> dict | None:
+        """lane -> (relative PC, whether the lane is in this frame) from the subprogram's DW_AT_LLVM_lane_pc and
+        DW_AT_LLVM_active_lane, or None when the producer emits no lane PC (every upstream clang)."""
+        from amddbg.session.variables import frame_lane_pcs
+
+        return frame_lane_pcs(self)
+
     def context(self):
         """The DWARF evaluation context of this physical frame (registers through the unwind rules)."""
         if self.physical is None:

@@ -55,12 +55,7 @@ class FrameVariable:
         return self.frame.lookup_pc - (lco.load_address if lco is not None else 0)
 
     def _ctx(self):
-        try:
-            return self.frame.context()
-        except Unavailable:
-            from amddbg.dwarf.expr import StaticContext
-
-            return StaticContext()
+        return _frame_context(self.frame)
 
     def _raw(self, lanes, rel_pc: int | None = None) -> dict:
         lco = self.frame.code_object
@@ -68,42 +63,8 @@ class FrameVariable:
                               load_bias=lco.load_address if lco is not None else 0)
 
     def lane_pcs(self) -> dict | None:
-        """lane -> (relative PC, state) from the subprogram's DW_AT_LLVM_lane_pc / DW_AT_LLVM_active_lane, or
-        None when the producer emits no lane PC (every upstream clang): then lanes are evaluated at the wave PC."""
-        cached = getattr(self.frame, "_lane_pcs", False)
-        if cached is not False:
-            return cached
-        result = None
-        thread = self.frame.thread
-        scopes = self.frame.scopes()
-        sub = next((sc for sc in scopes if sc.kind in ("subprogram", "inlined")), None)
-        if thread is not None and thread.is_wave and sub is not None:
-            from amddbg.dwarf.expr import producer_options
-            from amddbg.dwarf.expr.lanes import LaneState, active_mask, lane_pcs
-            from amddbg.dwarf.scopes import _origin_attr
-
-            die = sub.die
-            info = die.unit.dwarf.producer_info(die.unit)
-            expr = _origin_attr(die, info.lane_attr("lane_pc"))
-            if isinstance(expr, (bytes, bytearray)) or hasattr(expr, "__bytes__"):
-                opts = {"address_size": die.unit.addr_size,
-                        **producer_options(info.producer, info.augmentation)}
-                try:
-                    ctx = self._ctx()
-                    act_expr = _origin_attr(die, info.lane_attr("active_lane"))
-                    act = active_mask(ctx, bytes(act_expr) if act_expr is not None else None, lanes=thread.lanes,
-                                      exec_mask=thread.exec, **opts)
-                    load = self.frame.code_object.load_address if self.frame.code_object else 0
-                    pcs = lane_pcs(ctx, bytes(expr), lanes=thread.lanes, wave_pc=self.frame.pc - load,
-                                   active=act, **opts)
-                    result = {p.lane: (p.pc, p.state is not LaneState.NOT_IN_FRAME) for p in pcs}
-                except AmddbgError:
-                    result = None
-        try:
-            self.frame._lane_pcs = result
-        except AttributeError:
-            pass
-        return result
+        """lane -> (relative PC, in frame) for the variable's frame (`frame_lane_pcs`)."""
+        return frame_lane_pcs(self.frame)
 
     def _lane_value(self, lane: int, lane_pcs: dict | None, thread) -> Value:
         if lane_pcs is not None and lane in lane_pcs:
@@ -169,3 +130,51 @@ class FrameVariable:
             v.pc_marked = ln not in active
             out[ln] = v
         return LaneValues(out)
+
+
+def frame_lane_pcs(frame) -> dict | None:
+    """lane -> (relative PC, state) from the subprogram's DW_AT_LLVM_lane_pc / DW_AT_LLVM_active_lane, or
+    None when the producer emits no lane PC (every upstream clang): then lanes are evaluated at the wave PC."""
+    cached = getattr(frame, "_lane_pcs", False)
+    if cached is not False:
+        return cached
+    result = None
+    thread = frame.thread
+    scopes = frame.scopes()
+    sub = next((sc for sc in scopes if sc.kind in ("subprogram", "inlined")), None)
+    if thread is not None and thread.is_wave and sub is not None:
+        from amddbg.dwarf.expr import producer_options
+        from amddbg.dwarf.expr.lanes import LaneState, active_mask, lane_pcs
+        from amddbg.dwarf.scopes import _origin_attr
+
+        die = sub.die
+        info = die.unit.dwarf.producer_info(die.unit)
+        expr = _origin_attr(die, info.lane_attr("lane_pc"))
+        if isinstance(expr, (bytes, bytearray)) or hasattr(expr, "__bytes__"):
+            opts = {"address_size": die.unit.addr_size,
+                    **producer_options(info.producer, info.augmentation)}
+            try:
+                ctx = _frame_context(frame)
+                act_expr = _origin_attr(die, info.lane_attr("active_lane"))
+                act = active_mask(ctx, bytes(act_expr) if act_expr is not None else None, lanes=thread.lanes,
+                                  exec_mask=thread.exec, **opts)
+                load = frame.code_object.load_address if frame.code_object else 0
+                pcs = lane_pcs(ctx, bytes(expr), lanes=thread.lanes, wave_pc=frame.pc - load,
+                               active=act, **opts)
+                result = {p.lane: (p.pc, p.state is not LaneState.NOT_IN_FRAME) for p in pcs}
+            except AmddbgError:
+                result = None
+    try:
+        frame._lane_pcs = result
+    except AttributeError:
+        pass
+    return result
+
+
+def _frame_context(frame):
+    try:
+        return frame.context()
+    except Unavailable:
+        from amddbg.dwarf.expr import StaticContext
+
+        return StaticContext()

@@ -102,7 +102,8 @@ def test_repl_lanes_and_divergence():
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].endswith("64 lanes, 64 active, wave PC at probe.hip:13")
-    assert lines[1] == "  lanes  0-7   * * * * * * * *"
+    assert lines[1] == "  legend: # active lane, . inactive lane"  # no inactive lane: no '*' to explain
+    assert lines[2] == "  lanes  0-7   # # # # # # # #"
     row5 = next(ln for ln in lines if ln.startswith("     5  "))
     assert row5.split() == ["5", "active", "(5,0,0)", "probe.hip:13", "10"]
     r = subprocess.run([sys.executable, "-m", "amddbg", "-batch", "-ex",
@@ -110,3 +111,34 @@ def test_repl_lanes_and_divergence():
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "divergence.hip:14       1.6%  lost 63     lanes 5" in r.stdout
+
+
+def test_repl_lanes_shows_each_lanes_own_line_where_lane_pcs_differ(monkeypatch):
+    """With lane PCs in the DWARF (DW_AT_LLVM_lane_pc; tests/dwarf checks their evaluation), `lanes` shows each
+    lane's own line and no wave-PC mark; the lane PCs here are two instructions of the kernel at two lines."""
+    import io
+
+    import amddbg
+    from amddbg.repl.commands import Debugger
+    from amddbg.session.frames import Frame
+
+    prog = amddbg.open(str(ROOT / "corefiles" / "scenarios" / "divergence-demo-gfx1100.gpu"))
+    t = prog.threads[0] if prog.threads[0].is_wave else prog.waves[0]
+    f0 = t.frames()[0]
+    lco = f0.code_object
+    lo = lco.function_at(f0.pc)
+    insns = lco.instructions(lo.address + lco.load_address, lo.address + lco.load_address + lo.size)
+    by_line = {}
+    for i in insns:
+        src = lco.source_frames(i.address)
+        if src and src[0].line and src[0].line not in by_line:
+            by_line[src[0].line] = i.address - lco.load_address
+    (la, pa), (lb, pb) = sorted(by_line.items())[:2]
+    monkeypatch.setattr(Frame, "lane_pcs", lambda self: {ln: (pa if ln % 2 else pb, True) for ln in range(t.lanes)})
+    out = io.StringIO()
+    dbg = Debugger(prog, out=lambda s: out.write(s + "\n"))
+    dbg.execute("lanes")
+    text = out.getvalue()
+    assert "* the wave PC's line" not in text
+    rows = [ln.split() for ln in text.splitlines() if ln[:6].strip().isdigit()]
+    assert rows[0][3] == f"divergence.hip:{lb}" and rows[1][3] == f"divergence.hip:{la}"

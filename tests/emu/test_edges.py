@@ -1419,3 +1419,57 @@ def test_swap_b16_exchanges_the_named_halves():
     check(got[1], y1, "v_swap_b16 v2.h, v3.l (v3)")
     check(got[2], [(a & 0xFFFF0000) | (b & 0xFFFF) for a, b in zip(x1, y1, strict=True)], "v_swap_b16 v2.l, v3.l (v2)")
     check(got[3], [(b & 0xFFFF0000) | (a & 0xFFFF) for a, b in zip(x1, y1, strict=True)], "v_swap_b16 v2.l, v3.l (v3)")
+
+
+def _f16b(x: float) -> int:
+    return int(np.float16(x).view(np.uint16))
+
+
+# x: low half an f16 (ldexp/class operand), high half a signed 16-bit integer; y: low 16-bit integer, high a small
+# signed exponent; z: low 16-bit integer, high a class mask (bits 0..9) that is also the align shift
+T16_X = [(0x8001 << 16) | _f16b(1.5), (0x0005 << 16) | _f16b(-0.75), (0x7FFF << 16) | 0x7C00,
+         (0xFFFF << 16) | 0x0000, (0x1234 << 16) | 0x7E00, (0x0000 << 16) | _f16b(-3.0)]
+T16_Y = [(0x0003 << 16) | 0x8000, (0xFFFE << 16) | 0x0007, (0x0001 << 16) | 0xFFFF, (0xFFFF << 16) | 0x1234,
+         (0x0000 << 16) | 0x7FFF, (0x0002 << 16) | 0x0001]
+T16_Z = [(0x0100 << 16) | 0x4000, (0x0008 << 16) | 0xC000, (0x0200 << 16) | 0x0002, (0x0061 << 16) | 0x8000,
+         (0x0002 << 16) | 0x0005, (0x0008 << 16) | 0x7000]
+
+
+def f16_class(u: int) -> int:
+    neg, e, m = u >> 15, (u >> 10) & 0x1F, u & 0x3FF
+    if e == 0x1F:
+        return (0 if not m >> 9 else 1) if m else (2 if neg else 9)
+    if e == 0:
+        return (5 if neg else 6) if not m else (4 if neg else 7)
+    return 3 if neg else 8
+
+
+def true16_expected(x: int, y: int, z: int) -> list[int]:
+    def s16(v: int) -> int:
+        return v - 0x10000 if v & 0x8000 else v
+
+    xl, xh, yl, yh, zl, zh = x & 0xFFFF, x >> 16, y & 0xFFFF, y >> 16, z & 0xFFFF, z >> 16
+    keep = 0x5A5A5A5A
+    med = sorted((s16(xl), s16(yh), s16(zh)))[1]
+    both = (x << 32) | y
+    xf = np.float16(np.uint16(xl).view(np.float16))
+    ld = _f16b(float(xf) * 2.0 ** s16(yh)) if np.isfinite(xf) else (xl | 0x200 if xl & 0x3FF else xl)
+    return [(keep & 0xFFFF0000) | (min(s16(xh), s16(yl), s16(zh)) & 0xFFFF),
+            (max(xl, yh, zl) << 16) | (keep & 0xFFFF),
+            (keep & 0xFFFF0000) | (med & 0xFFFF),
+            s16(xh) & M32, yh,
+            (both >> (zh & 31)) & M32, (both >> (8 * (zh & 3))) & M32,
+            ld, (zh >> f16_class(xl)) & 1]
+
+
+def test_true16_high_half_readers():
+    """Issue 22's audit of every GFX11 true16 `.h` reader (a metamorphic run of each 16-bit source of every VALU
+    mnemonic of the gfx11 tables: `.h` with the halves swapped must equal `.l`) found v_ldexp_f16's exponent,
+    v_cmp_class_f16's mask and v_alignbit/v_alignbyte's shift reading the low half, and v_cvt_i32_i16,
+    v_cvt_u32_u16, v_{min,max,med}3_{i,u}16 without semantics; each here against Python."""
+    got = run_case("true16", "gfx1100", [T16_X, T16_Y, T16_Z], 9)
+    names = ["min3_i16", "max3_u16 .h dst", "med3_i16", "cvt_i32_i16", "cvt_u32_u16", "alignbit", "alignbyte",
+             "ldexp_f16", "cmp_class_f16"]
+    for k, name in enumerate(names):
+        want = [true16_expected(T16_X[i % 6], T16_Y[i % 6], T16_Z[i % 6])[k] for i in range(32)]
+        check(got[k], want, f"gfx1100 {name}")

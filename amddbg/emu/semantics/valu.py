@@ -468,10 +468,29 @@ semantic("v_maxmin_i32")(_ternop(lambda a, b, c: np.minimum(np.maximum(_i32(a), 
 semantic("v_med3_u32")(_ternop(lambda a, b, c: np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))))
 semantic("v_med3_i32")(_ternop(lambda a, b, c: np.maximum(np.minimum(_i32(a), _i32(b)),
                                                          np.minimum(np.maximum(_i32(a), _i32(b)), _i32(c))).view(U32)))
-semantic("v_alignbit_b32")(_ternop(lambda a, b, c: (((a.astype(U64) << U64(32)) | b.astype(U64))
-                                                    >> (c & U32(31)).astype(U64)).astype(U32)))
-semantic("v_alignbyte_b32")(_ternop(lambda a, b, c: (((a.astype(U64) << U64(32)) | b.astype(U64))
-                                                     >> ((c & U32(3)) * U32(8)).astype(U64)).astype(U32)))
+def _align_op(fn):
+    """v_alignbit/v_alignbyte: on GFX11 true16 the shift operand S2 is 16 bits wide, so `v12.h` (or op_sel's S2
+    bit) shifts by the high half's count (clang-22 -O2 names the half)."""
+    base = _ternop(fn)
+
+    def run(ctx, insn):
+        _, _, ss = _split(insn)
+        if len(ss) >= 3 and (_is_hi16(ss[2]) or (len(sel := _op_sel(insn)) > 2 and sel[2]
+                                                  and ss[2].kind in (OperandKind.VGPR, OperandKind.SGPR))):
+            a, b = srcs(ctx, insn)[:2]
+            c = read_vector(ctx.wave, ss[2]) >> U32(16)
+            dst(ctx, insn, fn(a, b, c))
+            return
+        base(ctx, insn)
+
+    run.__wrapped__ = base
+    return run
+
+
+semantic("v_alignbit_b32")(_align_op(lambda a, b, c: (((a.astype(U64) << U64(32)) | b.astype(U64))
+                                                      >> (c & U32(31)).astype(U64)).astype(U32)))
+semantic("v_alignbyte_b32")(_align_op(lambda a, b, c: (((a.astype(U64) << U64(32)) | b.astype(U64))
+                                                       >> ((c & U32(3)) * U32(8)).astype(U64)).astype(U32)))
 
 
 @semantic("v_bfe_u32", "v_bfe_i32")
@@ -1073,3 +1092,41 @@ def v_swap_b16(ctx, insn):
         old = read_vector(w, op)
         write_vector(w, op, (old & U32(0xFFFF)) | (val << U32(16)) if _is_hi16(op) else
                      (old & U32(0xFFFF0000)) | val)
+
+
+@semantic("v_cvt_i32_i16", "v_cvt_u32_u16")
+def v_cvt_32_16(ctx, insn):
+    """GFX11+: a 16-bit integer (a true16 half, or op_sel's) sign- or zero-extended to 32 bits."""
+    vd, _, ss = _split(insn)
+    sel = _op_sel(insn)
+    v = _isrc16(ctx, ss[0], sel[0] if sel else 0)
+    if insn.mnemonic.startswith("v_cvt_i32"):
+        v = _s16(v).astype(np.int64).astype(U64).astype(U32)
+    write_vector(ctx.wave, vd[0], v.astype(U32))
+
+
+def _three16(name: str):
+    signed = name.endswith("i16")
+    op = name[2:6]  # min3 / max3 / med3
+
+    def run(ctx, insn):
+        if fmt_clamp(insn):
+            raise Unsupported(insn.text, insn.address)
+        vd, _, ss = _split(insn)
+        sel = _op_sel(insn)
+        a, b, c = (_isrc16(ctx, o, sel[i] if i < len(sel) else 0).astype(np.int64) for i, o in enumerate(ss[:3]))
+        if signed:
+            a, b, c = _s16(a), _s16(b), _s16(c)
+        if op == "min3":
+            r = np.minimum(np.minimum(a, b), c)
+        elif op == "max3":
+            r = np.maximum(np.maximum(a, b), c)
+        else:
+            r = np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
+        _idst16(ctx, insn, vd[0], np.asarray(r) & 0xFFFF, sel, 3)
+
+    return run
+
+
+for _name in ("v_min3_i16", "v_min3_u16", "v_max3_i16", "v_max3_u16", "v_med3_i16", "v_med3_u16"):
+    semantic(_name)(_three16(_name))

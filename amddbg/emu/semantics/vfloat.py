@@ -667,11 +667,10 @@ def v_ldexp(ctx, insn):
     rnd = _rnd(ctx, b)
     f = _form(insn)
     a = fsrc(ctx, f, 0, b)
-    e = read_vector(ctx.wave, f.srcs[1], 32).astype(U32)
-    if b == 16:  # the f16 form takes a 16-bit signed exponent
-        e = e & U32(0xFFFF)
-        ei = np.where(e & U32(0x8000), e.astype(np.int64) - 0x10000, e.astype(np.int64))
+    if b == 16:  # the f16 form takes a 16-bit signed exponent (a true16 half, or op_sel's, picks which)
+        ei = _int_src(ctx, f, 1, 16, True)
     else:
+        e = read_vector(ctx.wave, f.srcs[1], 32).astype(U32)
         ei = e.view(np.int32).astype(np.int64)
     ei = np.clip(ei, -10000, 10000)  # beyond any width's range: same result
     x = _as_float(a, b)
@@ -908,7 +907,8 @@ def v_cmp_class(ctx, insn):
     b = _width(insn.mnemonic)
     f = _form(insn)
     a = fsrc(ctx, f, 0, b, flush=False)
-    mask = read_vector(ctx.wave, f.srcs[1], 32).astype(np.int64)
+    # (the f16 form's class mask is a 16-bit operand: a true16 `.h`, or op_sel, picks the high half)
+    mask = _int_src(ctx, f, 1, 16, False) if b == 16 else read_vector(ctx.wave, f.srcs[1], 32).astype(np.int64)
     _compare_tail(ctx, insn, f, _class_bits(a, b, mask), insn.mnemonic.startswith("v_cmpx"))
 
 

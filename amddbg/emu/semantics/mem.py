@@ -1450,7 +1450,18 @@ def _buffer(kind: str):
         ctx.record(MemOp(kind, "private" if add_tid else "global", addrs, size,
                          dict(insn.memory.cache_policy) if insn.memory else {}))
         n = max(1, size // 4)
-        if kind == "load":
+        d16 = "d16" in mn
+        if kind == "load" and d16:  # one half of the VGPR (d16_hi: the high one), the other half kept; an
+            w.ensure_vgprs(vd.register + 1)  # out-of-range lane's half reads 0
+            old = w.v[vd.register].copy()
+            out = old.copy()
+            for ln in w.active_lanes():
+                val = int.from_bytes(ctx.mem.read(addrs[ln], size, [ln]), "little", signed=signed) & 0xFFFF \
+                    if ln in addrs else 0
+                o = int(old[ln])
+                out[ln] = ((o & 0xFFFF) | (val << 16)) if hi else ((o & 0xFFFF0000) | val)
+            write_vector_multi(w, vd, [out])
+        elif kind == "load":
             w.ensure_vgprs(vd.register + n)
             outs = [np.where(w.exec_mask(), U32(0), w.v[vd.register + k]).astype(U32) for k in range(n)]
             for ln, a in addrs.items():
@@ -1461,8 +1472,9 @@ def _buffer(kind: str):
             for ln, a in addrs.items():
                 if size >= 4:
                     data = b"".join(struct.pack("<I", int(r[ln])) for r in regs)
-                else:
-                    data = (int(regs[0][ln]) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+                else:  # (d16_hi: the byte or short held in bits 31:16)
+                    data = ((int(regs[0][ln]) >> (16 if hi else 0)) & ((1 << (8 * size)) - 1)).to_bytes(size,
+                                                                                                       "little")
                 ctx.mem.write(a, data, [ln])
 
     return run
@@ -1486,9 +1498,11 @@ def _sreg(op, i):
 
 
 for _sfx in ("dword", "dwordx2", "dwordx3", "dwordx4", "ubyte", "sbyte", "ushort", "sshort", "b32", "b64", "b96",
-             "b128", "u8", "i8", "u16", "i16"):
+             "b128", "u8", "i8", "u16", "i16", "ubyte_d16", "ubyte_d16_hi", "sbyte_d16", "sbyte_d16_hi", "short_d16",
+             "short_d16_hi", "d16_u8", "d16_hi_u8", "d16_i8", "d16_hi_i8", "d16_b16", "d16_hi_b16"):
     semantic(f"buffer_load_{_sfx}")(_buffer("load"))
-for _sfx in ("dword", "dwordx2", "dwordx3", "dwordx4", "byte", "short", "b8", "b16", "b32", "b64", "b96", "b128"):
+for _sfx in ("dword", "dwordx2", "dwordx3", "dwordx4", "byte", "short", "b8", "b16", "b32", "b64", "b96", "b128",
+             "byte_d16_hi", "short_d16_hi", "d16_hi_b8", "d16_hi_b16"):
     semantic(f"buffer_store_{_sfx}")(_buffer("store"))
 
 

@@ -147,3 +147,40 @@ def test_emulator_note_payload_is_never_trusted():
         assert notes == [] and len(warnings) == 1 and warnings[0].startswith("core.gpu: ")
     notes, warnings = parse(build([good, {"kind": 3}]), "core.gpu")
     assert notes == [good] and "1 malformed" in warnings[0]
+
+
+EDGES = HERE.parent / "emu-edges"
+
+
+@pytest.mark.parametrize("target,lanes", [("gfx90a", 64), ("gfx1100", 32), ("gfx1200", 32)])
+def test_issue_shapes_through_the_door(target, lanes):
+    """The issue's reports as a user meets them, through `amddbg run --json` on the edge kernels: clang's
+    `v < 0 ? -v : v` (v_cndmask_b32_e64 v, v, -v, vcc) gives |v| for values=-3,-1,0,1,2 (it gave -3,-1,-0,-1,-2 on
+    gfx90a), VCC as cndmask data (GFX11/12), and store_byte_d16_hi stores one byte."""
+    import struct
+
+    vals = [-3.0, -1.0, 0.0, 1.0, 2.0]
+    bits = [struct.unpack("<I", struct.pack("<f", v))[0] for v in vals]
+    slots = [bits, bits, [0, 1, 1, 0, 1], bits]
+    flat = []
+    for s in slots:
+        flat += [s[i % len(s)] for i in range(lanes)]
+    flat += [0] * (lanes * 16 - len(flat))
+    values = ",".join(map(str, flat))
+    cmd = [sys.executable, "-m", "amddbg", "run", str(EDGES / f"vop3mods-{target}.co"), "--kernel", "vop3mods",
+           "--grid", str(lanes), "--block", str(lanes), "--arg", f"buf:u32:{len(flat)}:values={values}",
+           "--arg", f"buf:f32:{lanes * 15}", "--json"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)["buffers"][1]["values"]
+    assert out[3 * lanes:3 * lanes + 5] == [3.0, 1.0, 0.0, 1.0, 2.0]
+    if target != "gfx90a":
+        vcc = struct.unpack("<f", struct.pack("<I", 0x5A5A0FF0))[0]
+        assert out[:5] == [vals[0], vcc, vcc, vals[3], vcc]  # sel ? vcc_lo : x
+    cmd = [sys.executable, "-m", "amddbg", "run", str(EDGES / f"d16-{target}.co"), "--kernel", "d16", "--grid",
+           str(lanes), "--block", str(lanes), "--arg", f"buf:u32:{lanes * 16}:fill=0x12345678", "--arg",
+           f"buf:u32:{lanes * 14}", "--json"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)["buffers"][1]["values"]
+    assert out[2 * lanes:3 * lanes] == [0x34] * lanes  # store_byte_d16_hi: one byte, bits 23:16

@@ -32,7 +32,8 @@ def wave_size(path: Path) -> int:
 def census(root: Path = ROOT) -> dict[str, dict]:
     from amddbg.dwarf.context import DwarfInfo
     from amddbg.dwarf.expr import decode, encoding_for
-    from amddbg.dwarf.expr.shapes import location_expressions, shape_of
+    from amddbg.dwarf.expr.shapes import shape_of
+    from amddbg.dwarf.scopes import location_expressions
 
     shapes: dict[str, dict] = {}
     for path in sorted((root / "corefiles").rglob("*.co")):

@@ -239,3 +239,23 @@ def _is_vgpr_slice(loc) -> bool:
         return False
     info = register_info(loc.singles[0].storage.number)
     return info is not None and info.is_vector
+
+
+def location_expressions(dwarf):
+    """Every `DW_AT_location` / `DW_AT_frame_base` expression of a `DwarfInfo`, location lists expanded:
+    dicts with unit, die, attr ("location"/"frame_base"), name, lo, hi (None: an exprloc), expr bytes. (The
+    location-shape census, corefiles/make_location_shapes.py, walks the corpus with it.)"""
+    for unit in dwarf.units():
+        for die in unit.dies().values():
+            for attr, label in ((C.DW_AT_location, "location"), (C.DW_AT_frame_base, "frame_base")):
+                if attr not in die.attrs:
+                    continue
+                v = die.attrs[attr]
+                name = _origin_attr(die, C.DW_AT_name)
+                if isinstance(v, Expr | bytes):
+                    yield {"unit": unit, "die": die, "attr": label, "name": name, "lo": None, "hi": None,
+                           "expr": bytes(v)}
+                    continue
+                for lo, hi, expr in dwarf.location_list(unit, v, die.forms[attr]):
+                    yield {"unit": unit, "die": die, "attr": label, "name": name, "lo": lo, "hi": hi,
+                           "expr": bytes(expr)}

@@ -13,12 +13,12 @@ sequence. Numbers become ``k``, literals ``litN``, base-type operands ``T``, pie
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from amddbg.dwarf.expr.ops import REGISTER_OPERAND_OPS, Op
 from amddbg.dwarf.expr.regs import register_info
 
-__all__ = ["register_class", "shape_of", "location_expressions"]
+__all__ = ["register_class", "shape_of"]
 
 
 def register_class(number: int) -> str:
@@ -64,26 +64,3 @@ def _op_shape(op: Op) -> str:
 def shape_of(ops: Sequence[Op]) -> str:
     """The normalised text of an expression (``DW_OP_bregx VGPR+0, DW_OP_litN, DW_OP_swap, ...``)."""
     return ", ".join(_op_shape(op) for op in ops) if ops else "<empty>"
-
-
-def location_expressions(dwarf) -> Iterator[dict]:
-    """Every `DW_AT_location` / `DW_AT_frame_base` expression of a `DwarfInfo`, location lists expanded:
-    dicts with unit, die, attr ("location"/"frame_base"), name, lo, hi (None: an exprloc), expr bytes."""
-    from amddbg.dwarf import constants as C
-    from amddbg.dwarf.info import Expr
-    from amddbg.dwarf.scopes import _origin_attr
-
-    for unit in dwarf.units():
-        for die in unit.dies().values():
-            for attr, label in ((C.DW_AT_location, "location"), (C.DW_AT_frame_base, "frame_base")):
-                if attr not in die.attrs:
-                    continue
-                v = die.attrs[attr]
-                name = _origin_attr(die, C.DW_AT_name)
-                if isinstance(v, Expr | bytes):
-                    yield {"unit": unit, "die": die, "attr": label, "name": name, "lo": None, "hi": None,
-                           "expr": bytes(v)}
-                    continue
-                for lo, hi, expr in dwarf.location_list(unit, v, die.forms[attr]):
-                    yield {"unit": unit, "die": die, "attr": label, "name": name, "lo": lo, "hi": hi,
-                           "expr": bytes(expr)}

@@ -307,7 +307,8 @@ def test_eight_byte_variable_in_one_vgpr_is_zero_extended():
     """clang describes `size_t lid = get_local_id(0)` (OpenCL, -O2) by the 32-bit VGPR alone
     (`DW_OP_bregx VGPRn+0, DW_OP_lit5, DW_OP_swap, DW_OP_xderef`): 8 bytes per lane are the lane's dword
     zero-extended, as `bregx` reads a register, never the next lane's dword above it."""
-    from amddbg.dwarf.scopes import Variable, variable_value
+    from amddbg.dwarf.expr.shapes import shape_of
+    from amddbg.dwarf.scopes import Variable, location_expressions, variable_value
     from amddbg.dwarf.types import type_of
 
     prog, wave = _wave("64")
@@ -315,8 +316,6 @@ def test_eight_byte_variable_in_one_vgpr_is_zero_extended():
     found = 0
     for name in ("llvm22-gfx1100-w64-O2-cl.co", "llvm19-gfx1100-w64-O2-cl.co"):
         dwarf = DwarfInfo.from_path(ROOT / "corefiles" / "co" / name)
-        from amddbg.dwarf.expr.shapes import location_expressions, shape_of
-
         for e in location_expressions(dwarf):
             if e["name"] != "lid" or e["attr"] != "location":
                 continue

@@ -129,6 +129,7 @@ def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceRe
     seq: Counter = Counter()
     diverged: set[int] = set()  # waves whose lanes are narrower than at launch
     launch_exec: dict[int, int] = {}  # each wave's EXEC at its first instruction
+    pending: dict[int, dict] = {}  # wave -> a widening not yet known to be a reconvergence
 
     def source(pc: int):
         if pc not in src_cache:
@@ -161,26 +162,38 @@ def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceRe
             entry[1] += w.lanes
         if w.exec != ev.exec_before:
             after = w.exec
-            info = {"wave": w.index, "seq": seq[w.index], "pc": f"{ev.pc:#x}", "file": s[0] if s else None,
-                    "line": s[1] if s else None, "before": lane_ranges(ev.exec_before, w.lanes),
+            info = {"wave": w.index, "seq": seq[w.index], "event": len(events), "pc": f"{ev.pc:#x}",
+                    "file": s[0] if s else None, "line": s[1] if s else None,
+                    "before": lane_ranges(ev.exec_before, w.lanes),
                     "after": lane_ranges(after, w.lanes)}
             before = ev.exec_before
             # Teaching events, not every EXEC write: an empty EXEC is code the wave skips (s_cbranch_execz), so
             # moves to or from it are no event; a divergence narrows the lanes (after is a subset of before); a
             # reconvergence widens them back, and only in a wave that diverged (a wave that never diverged never
             # reconverges); if -> else flips between disjoint halves of one divergence.
+            # A widening is held until the next change: -O0 code widens EXEC to the whole wave around a spill or
+            # reload and narrows it straight back to the same lanes, which is neither a reconvergence nor a new
+            # divergence (both are dropped).
             if before and after and after != before:
-                if after & before == after:
-                    divs.append(info)
-                    diverged.add(w.index)
-                elif after & before == before and w.index in diverged:
-                    recs.append(info)
-                    if after == launch_exec.get(w.index):
-                        diverged.discard(w.index)
+                held = pending.pop(w.index, None)
+                if held is not None and after == held["before_mask"]:
+                    pass  # a whole-wave excursion: back to the lanes it left
+                else:
+                    if held is not None:
+                        recs.append(held["info"])
+                        if held["after_mask"] == launch_exec.get(w.index):
+                            diverged.discard(w.index)
+                    if after & before == after:
+                        divs.append(info)
+                        diverged.add(w.index)
+                    elif after & before == before and w.index in diverged:
+                        pending[w.index] = {"info": info, "before_mask": before, "after_mask": after}
         events.append(Event(w.index, seq[w.index], ev.pc, key, active, w.lanes, vec, ev.exec_before))
         seq[w.index] += 1
 
     result = machine.run(max_instructions=max_instructions, hook=hook)
+    recs.extend(held["info"] for held in pending.values())
+    recs.sort(key=lambda d: d["event"])  # in the order they happened (a widening is kept until the next change)
     from amddbg.repl.render import plain_name
 
     kname = machine.dispatch_info.get("kernel", "?")

@@ -132,3 +132,21 @@ def test_in_chromium_at_1400x900(tmp_path, case):
         shot = tmp_path / f"{target.name}.png"
         subprocess.run(base + [f"--screenshot={shot}", target.as_uri()], capture_output=True, timeout=300, env=env)
         assert shot.exists() and shot.stat().st_size > 10_000
+
+
+def test_one_if_at_O0_is_one_divergence_and_one_reconvergence(tmp_path):
+    """-O0 code widens EXEC to the whole wave around spills and narrows it straight back: no events of their own.
+    Built here from corefiles/teach/divergence.hip (needs clang-22)."""
+    if shutil.which("clang-22") is None:
+        pytest.skip("clang-22 not installed (apt-get install clang-22 lld-22): the -O0 object is built at test time")
+    for target in ("gfx90a", "gfx1100"):
+        co = tmp_path / f"div-{target}-O0.co"
+        subprocess.run(["clang-22", "-x", "hip", f"--offload-arch={target}", "-nogpulib", "-nogpuinc",
+                        "--cuda-device-only", "--no-gpu-bundle-output", "-g", "-O0", "-fdebug-compilation-dir=/amddbg",
+                        "-cuid=amddbg-teach", str(TEACH / "divergence.hip"), "-o", str(co)], check=True, timeout=600)
+        r = subprocess.run([sys.executable, "-m", "amddbg", "divergence", str(co), "--kernel", "one_lane_branch",
+                            "--grid", "64", "--block", "64", "--arg", "buf:i32:65", "--json"], capture_output=True,
+                           text=True, timeout=600)
+        doc = json.loads(r.stdout)
+        assert [(d["line"], d["after"]) for d in doc["divergences"]] == [(13, "5")], target
+        assert [d["before"] for d in doc["reconvergences"]] == ["5"], target

@@ -159,7 +159,9 @@ def frame_lane_pcs(frame) -> dict | None:
                 act = active_mask(ctx, bytes(act_expr) if act_expr is not None else None, lanes=thread.lanes,
                                   exec_mask=thread.exec, **opts)
                 load = frame.code_object.load_address if frame.code_object else 0
-                pcs = lane_pcs(ctx, bytes(expr), lanes=thread.lanes, wave_pc=frame.pc - load,
+                # a trap-stopped frame 0 is positioned at its s_trap (frames._stop_pc), not at the pc register
+                wave_pc = (getattr(frame, "source_pc", None) or frame.pc) - load
+                pcs = lane_pcs(ctx, bytes(expr), lanes=thread.lanes, wave_pc=wave_pc,
                                active=act, **opts)
                 result = {p.lane: (p.pc, p.state is not LaneState.NOT_IN_FRAME) for p in pcs}
             except AmddbgError:

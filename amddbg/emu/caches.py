@@ -8,7 +8,7 @@ Deterministic policy (docs/emulator.md):
   from L2; later loads of that CU keep returning the same bytes until the line is invalidated — the stale read
   that hangs a spin-wait whose writer is on another CU;
 - loads that bypass the L1 (`VectorCaches.route`): GFX9 `glc`; gfx940+ `sc1`; GFX10 `glc` bypasses the WGP's
-  L0 but reads the GL1, `dlc` bypasses the GL1 too; GFX11 `glc` bypasses both (`dlc` is the MALL's policy);
+  L0 but reads the GL1, `dlc` bypasses the GL1; GFX11 `glc` bypasses both (`dlc` is the MALL's policy);
   GFX12 `scope:SCOPE_SE` reads the shader engine's cache (modelled like GL1), `SCOPE_DEV`/`SCOPE_SYS` go to L2;
 - stores write through to L2 and update their own CU's line; atomics are performed at L2 and refresh the line;
 - invalidates: `buffer_wbinvl1_vol`/`buffer_wbinvl1` (GFX9), `buffer_inv sc1` (gfx940+ agent/system),
@@ -70,11 +70,12 @@ class VectorCaches:
         return self._load_levels(wave, address, size, lane, policy)
 
     def route(self, policy: dict | None) -> int:
-        """How many cache levels a load with these cache-policy bits reads through before L2 (2: L0/L1 then GL1,
-        1: GL1 only, 0: L2), row by row from LLVM's AMDGPUUsage cache-control tables:
+        """Which cache levels a load with these cache-policy bits reads through before L2 (2: L0/L1 then GL1,
+        1: GL1 only, 3: the L0 only, 0: L2), row by row from LLVM's AMDGPUUsage cache-control tables:
         - GFX9 (gfx90a): `glc` misses the L1 (load atomic agent/system: `glc=1`);
         - gfx940+: the SC bits are a scope; `sc1` (agent, system) misses the L1, `sc0` alone (workgroup) does not;
-        - GFX10: `glc` makes the L0 MISS_EVICT, `dlc` the GL1 (load atomic agent/system: `glc=1 dlc=1`);
+        - GFX10: `glc` makes the L0 MISS_EVICT, `dlc` the GL1, each on its own (load atomic agent/system:
+          `glc=1 dlc=1`);
         - GFX11: `glc` makes both the L0 and the GL1 MISS_EVICT; `dlc` only selects the MALL's NOALLOC policy
           (load atomic agent/system: `glc=1`, "If GFX11, omit dlc=1", llvm-project D127405), so a relaxed
           agent-scope load reads L2;
@@ -87,7 +88,8 @@ class VectorCaches:
         if f == "gfx11":
             return 0 if policy.get("glc") else 2
         if f == "gfx10":
-            return 0 if policy.get("dlc") else 1 if policy.get("glc") else 2
+            glc, dlc = policy.get("glc"), policy.get("dlc")
+            return 0 if glc and dlc else 1 if glc else 3 if dlc else 2
         return 0 if self.bypass(policy) else 2
 
     def _load_levels(self, wave, address: int, size: int, lane: int, policy: dict) -> bytes:
@@ -270,7 +272,7 @@ class VectorCaches:
         n = self.route(policy)
         if n == 0:
             return None
-        if not self.two_level:
+        if not self.two_level or n == 3:  # (3: GFX10 `dlc` alone, the L0 filled from L2 past the GL1)
             return self.lines.setdefault(self.cu_of(wave), {}), None
         gl1 = self.gl1.setdefault(self.array_of(wave), {})
         if n == 1:

@@ -184,3 +184,27 @@ def test_issue_shapes_through_the_door(target, lanes):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)["buffers"][1]["values"]
     assert out[2 * lanes:3 * lanes] == [0x34] * lanes  # store_byte_d16_hi: one byte, bits 23:16
+
+
+# AMDGPUUsage's cache rows for loads, per generation: (policy bits, levels read before L2: 2 = L0/L1 and GL1, 1 =
+# GL1 / the shader engine's cache only, 3 = the L0 only, 0 = L2)
+ROUTES = {
+    ("gfx9", "gfx90a"): [({}, 2), ({"glc": True}, 0), ({"slc": True}, 2)],
+    ("gfx9", "gfx942"): [({}, 2), ({"sc0": True}, 2), ({"sc1": True}, 0), ({"sc0": True, "sc1": True}, 0),
+                         ({"nt": True}, 2)],
+    ("gfx10", "gfx1030"): [({}, 2), ({"glc": True}, 1), ({"glc": True, "dlc": True}, 0), ({"dlc": True}, 3)],
+    ("gfx11", "gfx1100"): [({}, 2), ({"glc": True}, 0), ({"glc": True, "dlc": True}, 0), ({"dlc": True}, 2),
+                           ({"slc": True, "dlc": True}, 2)],
+    ("gfx12", "gfx1200"): [({}, 2), ({"scope": 0}, 2), ({"scope": 1}, 1), ({"scope": 2}, 0), ({"scope": 3}, 0),
+                           ({"scope": "SCOPE_DEV"}, 0)],
+}
+
+
+@pytest.mark.parametrize("family,processor", sorted(ROUTES))
+def test_cache_bypass_rows(family, processor):
+    """Each generation's load rows as AMDGPUUsage's cache control gives them (GFX10 glc skips the L0 and dlc the
+    GL1; GFX11 glc skips both, dlc is the MALL's; gfx940 sc1 is agent/system scope; GFX12 scopes)."""
+    from amddbg.emu.caches import VectorCaches
+
+    c = VectorCaches(None, family, processor)
+    assert [c.route(p) for p, _ in ROUTES[(family, processor)]] == [n for _, n in ROUTES[(family, processor)]]

@@ -52,7 +52,9 @@ def wave_source(core: Core, pc: int, symbolizers: dict) -> dict | None:
     if not sym:
         return None
     try:
-        frame = sym.frames(pc - ref.load_address)[0]
+        from amddbg.dwarf.attribution import user_frames
+
+        frame = user_frames(sym, pc - ref.load_address)[0]  # gdb's line for a line-0 row, as bt shows
     except (AmddbgError, IndexError):
         return None
     if not frame.file:

@@ -2,6 +2,11 @@
 move. `--budget N` caps each replay at N wave-instructions (never seconds: the verdict must not depend on load).
 
 Exit codes for CI triage: 0 no hang found (or unknown), 3 hang, 4 fault or trap.
+
+Several GPU cores (two split ``.gpu`` files, or two unified cores) are explained one after the other, each with
+the code objects given beside them; a host core next to several GPU cores cannot be paired and is said to be
+ignored. Files that are no core at all (a code object alone) are a one-line error: explain needs the waves'
+state.
 """
 
 from __future__ import annotations
@@ -10,9 +15,12 @@ import argparse
 import json
 import sys
 
+EM_AMDGPU = 224
+
 
 def add_parser(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="CORE", help="a split GPU core, a host + GPU pair, or a unified core")
+    p.add_argument("files", nargs="+", metavar="CORE", help="a split GPU core, a host + GPU pair, or a unified core "
+                                                           "(several GPU cores: each is explained)")
     p.add_argument("--dispatch", type=int, metavar="ID", help="only this dispatch (ROCgdb dispatch id)")
     p.add_argument("--json", action="store_true", help="print the Explanation as JSON")
     p.add_argument("--assume", action="append", default=[], metavar="CHANGE",
@@ -45,35 +53,80 @@ def _positive(text: str) -> int:
     return n
 
 
+def _elf_kind(path: str) -> str:
+    """"gpu" (a split AMDGPU core), "core" (a host or unified core), or "other" (a code object, anything else)."""
+    from amddbg.errors import FormatError
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError as exc:
+        raise FormatError(f"cannot open: {exc.strerror}", file=path) from None
+    if len(head) < 20 or head[:4] != b"\x7fELF" or int.from_bytes(head[16:18], "little") != 4:
+        return "other"
+    return "gpu" if int.from_bytes(head[18:20], "little") == EM_AMDGPU else "core"
+
+
+def core_groups(paths: list[str]) -> tuple[list[list[str]], list[str]]:
+    """The sets of files to explain one at a time, and notes about files left out."""
+    from amddbg.errors import UsageError
+
+    kinds = {p: _elf_kind(p) for p in paths}
+    gpus = [p for p in paths if kinds[p] == "gpu"]
+    hosts = [p for p in paths if kinds[p] == "core"]
+    others = [p for p in paths if kinds[p] == "other"]
+    if not gpus and not hosts:
+        raise UsageError(f"{paths[0]}: not a core (explain needs a GPU core: write one with `amddbg run ... --core`, "
+                         f"or look at a code object with `amddbg info` / `amddbg disassemble`)")
+    if len(gpus) == 1 and len(hosts) <= 1 or not gpus and len(hosts) == 1:
+        return [paths], []
+    if len(gpus) >= 2:
+        notes = [f"ignoring host core {h}: with {len(gpus)} GPU cores it cannot be paired with one" for h in hosts]
+        return [[g, *others] for g in gpus], notes
+    if not gpus:
+        return [[h, *others] for h in hosts], []  # unified cores: each stands alone
+    return [paths], []  # one GPU core and several host cores: the core reader says which it takes
+
+
 def run(args: argparse.Namespace) -> int:
     import amddbg
     from amddbg.plugins import load_plugins
     from amddbg.replay.explain import explain_program
     from amddbg.replay.replay import Assumption
+    from amddbg.replay.where import text_lines
     from amddbg.textsafe import safe
 
-    prog = amddbg.open(args.files, sysroot=args.sysroot, solib_search_path=args.solib_search_path)
-    exp = explain_program(prog, dispatch=args.dispatch, assume=[Assumption.parse(a) for a in args.assume],
-                          budget=args.budget)
+    groups, notes = core_groups(args.files)
+    assume = [Assumption.parse(a) for a in args.assume]
     plugins = load_plugins(files=args.plugin, enabled=not args.no_plugins)
+    results = []  # (first file, explanation, JSON document, text lines)
+    for files in groups:
+        prog = amddbg.open(files, sysroot=args.sysroot, solib_search_path=args.solib_search_path)
+        try:
+            exp = explain_program(prog, dispatch=args.dispatch, assume=assume, budget=args.budget)
+            doc = exp.to_json()
+            if args.json and plugins.plugins:
+                doc["plugins"] = {"matches": [{"rule": rule, "pattern": m.pattern, "advice": m.advice,
+                                               "detail": m.detail}
+                                              for rule, m in plugins.classify(exp, applies_to="explanation")],
+                                  "annotations": plugins.annotate(exp, prog)}
+            text = [] if args.json else [*text_lines(exp), *(f"  assumed: {safe(a)}" for a in exp.replay.get(
+                "assumed", [])), *(f"  {safe(line)}" for line in plugins.explanation_lines(exp, prog)),
+                safe(exp.replay_line())]
+        finally:
+            prog.close()
+        results.append((files[0], exp, doc, text))
+    for n in notes:
+        print(f"amddbg: {safe(n)}", file=sys.stderr)
+    code = max((exp.exit_code for _f, exp, _d, _t in results), key=lambda c: (c != 0, c))
     if args.json:
-        doc = exp.to_json()
-        if plugins.plugins:
-            doc["plugins"] = {"matches": [{"rule": rule, "pattern": m.pattern, "advice": m.advice, "detail": m.detail}
-                                          for rule, m in plugins.classify(exp, applies_to="explanation")],
-                              "annotations": plugins.annotate(exp, prog)}
+        doc = results[0][2] if len(results) == 1 else {"cores": [{"core": f, **d} for f, _e, d, _t in results]}
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
-        return exp.exit_code
-    print(f"verdict: {exp.verdict}")
-    for f in exp.findings:
-        print(f"- {f.kind} ({f.cause}): {safe(f.summary)}")
-        for loc in f.locations:
-            where = f"{loc['file']}:{loc['line']}" if loc.get("file") else loc.get("pc")
-            print(f"    {loc['role']}: {safe(loc.get('function') or '??')} at {safe(where)}")
-    for a in exp.replay.get("assumed", []):
-        print(f"  assumed: {safe(a)}")
-    for line in plugins.explanation_lines(exp, prog):
-        print(f"  {safe(line)}")
-    print(safe(exp.replay_line()))
-    return exp.exit_code
+        return code
+    for f, _exp, _doc, text in results:
+        if len(results) > 1:
+            print(f"== {safe(f)}")
+        for line in text:
+            print(line)
+    return code

@@ -960,7 +960,9 @@ class Machine:
         if not sym:
             return None
         try:
-            f = sym.frames(pc - self.load)[0]
+            from amddbg.dwarf.attribution import user_frames
+
+            f = user_frames(sym, pc - self.load)[0]  # a line-0 row gets gdb's line (no line 0 on a slide)
         except Exception:  # noqa: BLE001
             return None
         if not f.file:

@@ -37,12 +37,10 @@ def run_explain(dbg, args: str) -> None:
     if dbg.json_mode:
         dbg.emit_json({"command": "explain", **exp.to_json()})
         return
-    dbg.out(f"verdict: {exp.verdict}")
-    for f in exp.findings:
-        dbg.out(f"- {f.kind} ({f.cause}): {safe(f.summary)}")
-        for loc in f.locations:
-            where = f"{loc['file']}:{loc['line']}" if loc.get("file") else loc.get("pc")
-            dbg.out(f"    {loc['role']}: {safe(loc.get('function') or '??')} at {safe(where)}")
+    from amddbg.replay.where import text_lines
+
+    for line in text_lines(exp):
+        dbg.out(line)
     for a in exp.replay.get("assumed", []):
         dbg.out(f"  assumed: {safe(a)}")
     dbg.out(safe(exp.replay_line()))

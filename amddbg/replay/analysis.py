@@ -37,6 +37,7 @@ from amddbg.replay.explain import (
     static_explanation,
     variable_at,
 )
+from amddbg.replay.where import place, trap_pc, who
 from amddbg.session.threads import WaveState
 
 NARROW = ("wavefront", "workgroup")
@@ -228,7 +229,7 @@ def _misuse_findings(program, r) -> list[Finding]:
         t = threads.get((tuple(ms[0]["workgroup"]), ms[0]["wave_in_group"]))
         loc = _loc(t, "misuse", pc) if t is not None else {"function": None, "file": None, "line": None,
                                                             "role": "misuse", "pc": f"{pc:#x}"}
-        where = f"{os.path.basename(loc['file'])}:{loc['line']}" if loc.get("file") else f"{pc:#x}"
+        where = place(program, pc).text()
         waves = [{"workgroup": list(m["workgroup"]), "wave_in_group": m["wave_in_group"]} for m in ms]
         out.append(Finding("barrier_misuse", kind, f"replay: {len(ms)} wave(s) misuse barrier {bid} at {where}: "
                            f"{ms[0].get('detail') or kind}", waves, [loc], {"barrier": bid, "found_by": "replay"}))
@@ -285,17 +286,40 @@ def _fault_details(program, exp: Explanation, dispatch, info: dict) -> None:
             w = by_thread.get(doc.get("thread"))
             if w is None:
                 continue
-            w.state = "ready"
-            m.step_wave(w)  # a memory violation stops the wave; the exception is kept on it
-            fault = getattr(w, "fault", None)
-            if w.state != "faulted" or fault is None:
+            fault, lanes = _every_faulting_lane(m, w)
+            if fault is None:
                 continue
+            from amddbg.teach.divergence import lane_ranges
+
+            text = lane_ranges(lanes, w.lanes)
             var = variable_at(program, state.threads[w], fault.address, window=1 << 40)  # a wild index too
-            f.details.update(access=fault.what, address=f"{fault.address:#x}", lanes=fault.lane_text,
+            f.details.update(access=fault.what, address=f"{fault.address:#x}", lanes=text,
                              **({"variable": var} if var else {}))
-            f.summary += (f": {fault.what} of unmapped address {fault.address:#x} by lanes {fault.lane_text}"
-                          + (f" ({var})" if var else ""))
+            f.summary += (f": {fault.what} of unmapped address {fault.address:#x} by lane"
+                          f"{'s' if bin(lanes).count('1') > 1 else ''} {text}" + (f" ({var})" if var else ""))
     info["wave_instructions"] = info.get("wave_instructions", 0) + len(faults)
+
+
+def _every_faulting_lane(m, w):
+    """(first fault, mask of every lane whose access faults): the emulator stops at the first faulting lane, so the
+    access is executed again without the lanes found so far until it no longer faults (the PC stays on it)."""
+    first, lanes = None, 0
+    exec_mask = w.exec
+    for _ in range(w.lanes):
+        w.state = "ready"
+        w.fault = None
+        m.step_wave(w)  # a memory violation stops the wave; the exception is kept on it
+        fault = getattr(w, "fault", None)
+        if w.state != "faulted" or fault is None or not fault.lanes:
+            break
+        first = first or fault
+        for ln in fault.lanes:
+            lanes |= 1 << ln
+        w.exec = exec_mask & ~lanes
+        if not w.exec:
+            break
+    w.exec = exec_mask
+    return first, lanes
 
 
 def _stopped_findings(r) -> list[Finding]:
@@ -311,8 +335,10 @@ def _stopped_findings(r) -> list[Finding]:
     for (state, reason, pc), members in groups.items():
         w, t = members[0]
         kind = "trap" if state == "trapped" else "memory_violation"
+        if kind == "trap":
+            pc = trap_pc(t.program, pc)  # the s_trap's line, not the next statement's
         loc = _loc(t, "trap" if kind == "trap" else "faulting access", pc)
-        where = f"{os.path.basename(loc['file'])}:{loc['line']}" if loc.get("file") else f"{pc:#x}"
+        where = place(t.program, pc).text()
         waves = [{"workgroup": list(x.workgroup), "wave_in_group": x.wave_in_group,
                   "lanes": lane_ranges(x.exec, x.lanes), "thread": y.number, "target_id": y.target_id}
                  for x, y in members]
@@ -322,7 +348,7 @@ def _stopped_findings(r) -> list[Finding]:
             cause = TRAP_IDS.get(w.trap_id, f"trap_{w.trap_id}") if w.trap_id else "trap"
         else:
             cause = "memory_violation"  # the stop reason amd-dbgapi gives (TRAPSTS.XNACK_ERROR), as in cores
-        out.append(Finding(kind, cause, f"replay from the core reaches this: {len(members)} wave(s) "
+        out.append(Finding(kind, cause, f"replay from the core reaches this: {who([y for _x, y in members])} "
                            f"{'trap' if kind == 'trap' else 'fault'} at {where}: {reason}", waves, [loc],
                            {"found_by": "replay", "reason": reason}))
     return out
@@ -472,12 +498,10 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
         if var:
             shown = f"{var} at {shown}"
         ws = g["waves"]
-        wgs = {tuple(x.workgroup or ()) for x in ws}
-        who = f"wave {ws[0].wave_in_group}" if len(ws) == 1 else f"{len(ws)} waves"
-        where = f"of workgroup {next(iter(wgs))}" if len(wgs) == 1 else f"in {len(wgs)} workgroups"
         verb = "keeps" if len(ws) == 1 else "keep"
-        summary = (f"{who} {where} {verb} polling {shown}"
+        summary = (f"{who(ws)} {verb} polling {shown}"
                    + (f" (value {value} in the core)" if value is not None else "")
+                   + f" at {place(program, pc).text()}"
                    + (": the only writers wait at a barrier these waves must reach first" if cause == "writer_blocked"
                       else ": replay ran every other wave on and none stores to it"))
         out.append(Finding("spin_forever", cause, summary, [_wave_doc(x) for x in ws], locs,
@@ -666,7 +690,7 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
             loc = _loc(t, "write that never becomes visible", i.address)
             if not any(x["line"] == loc["line"] and x["role"] == loc["role"] for x in locs):
                 locs.append(loc)
-                wtext.append(f"{os.path.basename(loc['file'] or '?')}:{loc['line']} ({wscope} scope)")
+                wtext.append(f"{place(program, i.address).text()} ({wscope} scope)")
             if loc.get("file") and wscope in NARROW:
                 fix.append(f"release:agent@{loc['file']}:{loc['line']}")
         fixed = None
@@ -678,14 +702,12 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
                 fixed = all(m[0].number in good.left for m in members)
             except UsageError:
                 fixed = None
-        who = (f"wave {members[0][0].wave_in_group}" if len(members) == 1 else
-               f"{len(members)} waves ({', '.join(str(m[0].wave_in_group) for m in members[:8])})")
-        wg = tuple(t.workgroup or ())
+
         last = (f"the load last returned {seen}" if seen is not None else
                 f"the load's last value is not in the registers (replay pins {pinned})")
         var = variable_at(program, t, address)
-        summary = (f"{who} of workgroup {wg} poll{'s' if len(members) == 1 else ''} "
-                   f"{var + ' at ' if var else ''}{address:#x}: memory holds "
+        summary = (f"{who([m[0] for m in members])} poll{'s' if len(members) == 1 else ''} "
+                   f"{var + ' at ' if var else ''}{address:#x} at {place(program, load_pc).text()}: memory holds "
                    f"{now} but {last}; the load is at most {scope}-scope ({how}), which does not "
                    f"make another workgroup's write visible"
                    + (f"; the write at {', '.join(wtext)}" if wtext else "; no store of this kernel to it is in view")

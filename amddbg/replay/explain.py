@@ -18,7 +18,6 @@ dispatch's waves write the polled memory: a host or another agent could still wr
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 
@@ -77,59 +76,102 @@ def _wave_doc(t) -> dict:
 
 
 def _loc(t, role: str, pc: int | None = None) -> dict:
-    pc = t.pc if pc is None else pc
-    srcs = t.program.symbolize(pc)
-    s = srcs[0] if srcs else None
-    if s is not None and s.line == 0:  # compiler-generated line 0: name the statement the code came from
-        try:
-            before = [i for i in t.program.disassemble(pc) if i.address < pc][-16:]
-        except AmddbgError:
-            before = []
-        for i in reversed(before):
-            cand = t.program.symbolize(i.address)
-            if cand and cand[0].line:
-                s = cand[0]
-                break
-    from amddbg.repl.render import plain_name
+    """The innermost source location of `pc` (default: the wave's PC), never line 0 (amddbg.replay.where)."""
+    from amddbg.replay.where import location, wave_pc
 
-    return {"function": plain_name(s.function) if s and s.function else None, "file": s.file if s else None,
-            "line": s.line if s else None, "role": role, "pc": f"{pc:#x}"}
+    return location(t.program, role, wave_pc(t) if pc is None else pc)
 
 
-def _where(t) -> str:
-    loc = _loc(t, "")
-    return f"{os.path.basename(loc['file'])}:{loc['line']}" if loc["file"] else loc["pc"]
+def _where(t, pc: int | None = None) -> str:
+    """The user's line for a wave's PC: the outermost line of its inlined chain, the helpers' lines as detail."""
+    from amddbg.replay.where import place, wave_pc
+
+    return place(t.program, wave_pc(t) if pc is None else pc).text()
+
+
+def _who(threads) -> str:
+    from amddbg.replay.where import who
+
+    return who(threads)
+
+
+def _lanes_text(ts) -> str:
+    """The lanes a trap stopped (EXEC at the `s_trap`), every one (`, lanes 60-63,`), when one wave stopped (the
+    wave docs give each wave's). A fault's lanes are the faulting ones: replay names them (analysis)."""
+    if len(ts) != 1:
+        return ""
+    t = ts[0]
+    text = _ranges(t.exec, t.lanes)
+    return f", lane{'s' if bin(t.exec).count('1') != 1 else ''} {text}," if text else ""
+
+
+def _reasons_text(reasons) -> str:
+    """Missing waves grouped by where they are: `waves 1-2 of workgroup (0,0,0) (threads 2-3) are spinning at ...`."""
+    groups: dict = {}
+    for t, why in reasons:
+        groups.setdefault(why, []).append(t)
+    return "; ".join(f"{_who(ts)} {'is' if len(ts) == 1 else 'are'} {why}" for why, ts in groups.items())
 
 
 # ------------------------------------------------------------------------------------------- code scans
 
 
 def divergent_branch(program, pc: int):
-    """(compare instruction, "file:line") of the divergent branch a barrier at `pc` sits in, or None: EXEC was
-    narrowed (`s_and_saveexec`, an else-part's `s_xor exec`) and not restored (`s_or exec, exec`) before it."""
+    """(compare instruction, "file:line") of the divergent branch a barrier at `pc` sits in, or None.
+
+    A linear scan of the function up to `pc` keeps a stack of open branches: EXEC narrowed by a `v_cmpx`, an
+    `s_and_saveexec`, or a move of a computed mask into EXEC opens one (its compare is the last `v_cmp` before it,
+    or the `v_cmpx` itself); `s_or exec, exec, X` closes the innermost; an else-part's flip (`s_xor exec`,
+    `s_andn2/and_not1_saveexec`, GFX9's `s_or_saveexec` + `s_xor exec`) keeps the branch it flips. Whole-wave
+    spill code (`s_or_saveexec sN, -1` ... `s_mov exec, sN`, everywhere at -O0 and in GFX10+ wave32 spills) widens
+    and restores EXEC: it is no branch. A compare inside a loop that closed before the branch opens (a spin loop
+    ahead of it) is the loop's exit test, never the branch's condition."""
     try:
         insns = program.disassemble(pc)
     except AmddbgError:
         return None
-    before = [i for i in insns if i.address < pc]
-
-    def restore(i) -> bool:
-        t = i.text.replace(",", " ").split()
-        return i.mnemonic.startswith("s_or_b") and len(t) >= 3 and t[1].startswith("exec") and t[2].startswith("exec")
-
-    opened = None
-    for i in before:
-        if i.writes_exec and restore(i):
-            opened = None
-        elif i.writes_exec and ("saveexec" in i.mnemonic or i.mnemonic.startswith("s_xor")):
-            opened = opened or i
-    if opened is None:
+    stack: list = []
+    wwm: set[str] = set()
+    cmps: list = []
+    for i in insns:
+        if i.address >= pc:
+            break
+        m = i.mnemonic
+        last_cmp = cmps[-1] if cmps else None
+        if i.is_branch and i.branch_target is not None and i.branch_target <= i.address:
+            cmps = [c for c in cmps if c.address < i.branch_target]  # the loop's own exit tests
+            continue
+        if m.startswith("v_cmpx"):
+            stack.append(i)
+            cmps.append(i)
+            continue
+        if m.startswith("v_cmp"):
+            cmps.append(i)
+            continue
+        if not i.writes_exec:
+            continue
+        toks = i.text.replace(",", " ").split()
+        dst, srcs = (toks[1] if len(toks) > 1 else ""), toks[2:]
+        if m.startswith("s_or_saveexec") and srcs and srcs[-1] == "-1":
+            wwm.add(dst)  # whole-wave mode entered; dst keeps the mask to restore
+        elif m.startswith("s_or_saveexec"):
+            pass  # GFX9's else prologue (s_or_saveexec then s_xor exec): the same branch, flipped
+        elif m.startswith("s_mov_b") and dst.startswith("exec") and srcs and srcs[0] in wwm:
+            wwm.discard(srcs[0])
+        elif m.startswith("s_or_b") and dst.startswith("exec") and any(x.startswith("exec") for x in srcs):
+            if stack:
+                stack.pop()
+        elif m.startswith("s_xor") or "andn2_saveexec" in m or "and_not1_saveexec" in m:
+            if not stack:
+                stack.append(last_cmp or i)
+        elif dst.startswith("exec") or "saveexec" in m:
+            stack.append(last_cmp or i)
+    if not stack:
         return None
-    cmps = [i for i in before if i.mnemonic.startswith(("v_cmp", "v_cmpx")) and i.address <= opened.address]
-    anchor = cmps[-1] if cmps else opened
-    srcs = program.symbolize(anchor.address)
-    line = f"{os.path.basename(srcs[0].file)}:{srcs[0].line}" if srcs and srcs[0].file else f"{anchor.address:#x}"
-    return anchor, line
+    anchor = stack[-1]
+    from amddbg.replay.where import place
+
+    return anchor, place(program, anchor.address).text()
 
 
 def _loop_of(program, pc: int):
@@ -404,7 +446,8 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
             what = "stopped by a trap" if kind == "trap" else "faulted"
             values = _values_at(ts[0])
             shown = "; ".join(f"{n} = {v}" for n, v in values.items() if len(v) <= 60)  # the rest: details
-            findings.append(Finding(k, reason, f"{len(ts)} wave(s) {what} ({reason}) at {where}"
+            lanes = _lanes_text(ts) if kind == "trap" else ""
+            findings.append(Finding(k, reason, f"{_who(ts)}{lanes} {what} ({reason}) at {where}"
                                     + (f"; {shown}" if shown else ""),
                                     [_wave_doc(t) for t in ts], [_loc(ts[0], "trap" if kind == "trap" else
                                                                       "faulting access")],
@@ -464,7 +507,7 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
         for t in at:
             blocked_by[t.number] = {m.number for m in missing}
         summary = (f"workgroup ({wg[0]},{wg[1]},{wg[2]}): {len(at)} of {expected} waves wait at the barrier "
-                   f"at {_where(at[0])}; " + "; ".join(f"wave {t.wave_in_group} is {why}" for t, why in reasons))
+                   f"at {_where(at[0])}; " + _reasons_text(reasons))
         if absent > 0:
             summary += f"; {absent} wave(s) already ended (they dropped out of the barrier)"
         locs = [_loc(at[0], "waiting at barrier")]
@@ -527,16 +570,12 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
         proven_hang = True
     for f in spin_groups.values():
         ws = f.waves
-        who = (f"wave {ws[0]['wave_in_group']}" if len(ws) == 1 else
-               f"{len(ws)} waves ({', '.join(str(w['wave_in_group']) for w in ws[:8])}"
-               f"{', ...' if len(ws) > 8 else ''})")
         value = f.details["value"]
-        groups = {tuple(w["workgroup"] or ()) for w in ws}
-        where_wg = (f"of workgroup {tuple(ws[0]['workgroup'] or ())}" if len(groups) == 1 else
-                    f"in {len(groups)} workgroups")
-        f.summary = (f"{who} {where_wg} poll{'s' if len(ws) == 1 else ''} "
+        poll_pc = int(f.locations[0]["pc"], 0)
+        f.summary = (f"{_who([spin_info[w['thread']][0] for w in ws])} poll{'s' if len(ws) == 1 else ''} "
                      + (f"{f.details['variable']} at " if f.details.get("variable") else "")
                      + f"{f.details['address']}" + (f" (value {value} in the core)" if value is not None else "")
+                     + f" at {_where(spin_info[ws[0]['thread']][0], poll_pc)}"
                      + (" and no live wave of the dispatch can store to it" if f.cause == "no_writer" else
                         "; the only writers wait at a barrier these waves must reach first, or spin on a flag "
                         "that is never set (a cycle)"))
@@ -646,9 +685,11 @@ def explain_program(program, *, dispatch: int | None = None, assume=(), budget: 
     """Static analysis of the core, then replay of its stuck dispatch (see amddbg.replay.analysis); each replay runs
     at most `budget` wave-instructions (default `amddbg.replay.replay.DEFAULT_BUDGET`)."""
     from amddbg.replay.analysis import explain_with_replay
+    from amddbg.replay.where import finish
 
     exp = explain_with_replay(program, dispatch=dispatch, assume=assume, budget=budget)
     exp.findings += emulator_note_findings(program)
+    finish(program, exp)  # every location's call sites through inlining (same role, "inlined_from")
     return exp
 
 

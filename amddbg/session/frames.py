@@ -30,6 +30,7 @@ class SourceFrame:
     line: int
     column: int
     inlined: bool
+    how: str = ""  # line-0 attribution (amddbg.dwarf.attribution): "", "preceding", "following", "declaration"
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Frame:
     inline_depth: int = 0  # 0 = the innermost function of its physical frame
     stop_reason: str = ""
     source_pc: int | None = None  # frame 0 of a wave stopped by s_trap: the trap's address (see _stop_pc)
+    line_how: str = ""  # how a line-0 row was attributed (SourceFrame.how); "" = the row's own line
 
     @property
     def is_innermost(self) -> bool:
@@ -245,7 +247,7 @@ def _expand(thread, lco, pc: int, level: int, method: str, phys) -> list[Frame]:
     for depth, s in enumerate(sources):
         last = depth == len(sources) - 1
         out.append(Frame(level + depth, pc, s.function, s.linkage_name, s.file, s.line, s.column,
-                         method if last else "inlined", not last, thread, lco, phys, depth))
+                         method if last else "inlined", not last, thread, lco, phys, depth, line_how=s.how))
     return out
 
 

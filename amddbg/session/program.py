@@ -184,20 +184,22 @@ class LoadedCodeObject:
 
         rel = address - self.load_address
         out: list[SourceFrame] = []
+        from amddbg.dwarf.attribution import user_frames
+
         try:
-            frames = self.symbolizer.frames(rel, inline=True, linkage=True)
+            frames = user_frames(self.symbolizer, rel)  # never line 0 where a line can be named (gdb's rule)
         except AmddbgError:
             frames = []
         for fr in frames:
             link = fr.function
             pretty = (demangle(link) or link) if link else None
-            out.append(SourceFrame(pretty, link, fr.file, fr.line or 0, fr.column or 0, bool(fr.inlined)))
+            out.append(SourceFrame(pretty, link, fr.file, fr.line or 0, fr.column or 0, bool(fr.inlined), fr.how))
         if not out or out[0].function is None:
             sym = self.function_at(address)
             name = sym.name if sym else None
             pretty = (demangle(name) or name) if name else None
             out = [SourceFrame(pretty, name, None, 0, 0, False)] if not out else [
-                SourceFrame(pretty, name, out[0].file, out[0].line, out[0].column, False)]
+                SourceFrame(pretty, name, out[0].file, out[0].line, out[0].column, False, out[0].how)]
         self._source_cache[address] = out
         return out
 

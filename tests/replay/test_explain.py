@@ -31,7 +31,12 @@ def test_demo_hang_barrier_deadlock_and_no_writer():
     (bd,) = kinds["barrier_deadlock"]
     assert bd.cause == "missing_arrivals" and bd.details == {"expected": 4, "arrived": 2, "ended": 0}
     roles = [(loc["role"], loc["line"]) for loc in bd.locations]
-    assert roles == [("waiting at barrier", 13), ("missing wave", 90), ("divergent branch", 85)]
+    # the barrier is inlined workgroup_barrier() (line 13) called at line 86: the call site follows, same role
+    assert roles == [("waiting at barrier", 13), ("waiting at barrier", 86), ("missing wave", 90),
+                     ("divergent branch", 85)]
+    assert bd.locations[1]["inlined_from"] == {"function": "workgroup_barrier", "file": bd.locations[0]["file"],
+                                               "line": 13}
+    assert "inlined_from" not in bd.locations[0] and "probe.hip:86 (in workgroup_barrier at probe.hip:13)" in bd.summary
     assert {(w["wave_in_group"], w["lanes"]) for w in bd.waves} == {(0, "0-63"), (1, "0-63"), (2, "0-63"),
                                                                      (3, "0-63")}
     (spin,) = kinds["spin_forever"]  # both spinning waves poll the same flag: one finding

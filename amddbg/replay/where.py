@@ -1,0 +1,222 @@
+"""Where a wave is, in the lines the user wrote: the frame chain of a PC, innermost first, through inlining.
+
+A barrier reached through an always-inline helper (``__syncthreads()``, a ``wg_sync()`` of the user's own) sits
+at the helper's line in the line table; the user wants the kernel's line that calls it. So every location names
+the inlined chain at its PC (innermost first), and the summaries quote the **outermost** line of that chain (the
+line in the physical function: the kernel, or a real callee), with the helpers' lines as detail.
+
+No ``line 0``: frames come from ``Program.symbolize``, whose lines are attributed as gdb does
+(amddbg.dwarf.attribution). A PC gdb would put on the line *before* a loop (spill code or the loop's head, with
+no line of its own) but that sits inside a backward-branch loop is named by the loop instead: its first real line
+(the location) and "loop at lines A-B" (the text), since the wave is running the loop, not the line before it.
+
+JSON (docs/json.md, docs/explain.md): ``expand_locations`` adds, after each location whose PC is inlined code,
+one entry per call site outward with the same ``role`` and ``"inlined_from": {"function", "file", "line"}`` (the
+frame it calls), so tools that want the innermost line keep the first entry.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from amddbg.errors import AmddbgError
+
+
+@dataclass(frozen=True)
+class Place:
+    """A PC in source terms: ``chain`` is [(function, file, line)] innermost first, never line 0 where a line
+    exists; ``loop`` is (first line, last line) when the PC is loop overhead named by its loop."""
+
+    pc: int
+    chain: tuple
+    loop: tuple | None = None
+    generated: bool = False  # the innermost line was attributed (a line-0 row), and no loop names it
+
+    @property
+    def outer(self) -> tuple:
+        return self.chain[-1] if self.chain else (None, None, None)
+
+    def text(self) -> str:
+        """``k.hip:56 (in __syncthreads at k.hip:16)``; ``loop at lines 26-27 of k.hip``; the PC if no line."""
+        if not self.chain or not self.chain[0][1]:
+            return f"{self.pc:#x}"
+        if self.loop is not None:
+            fn, file, _line = self.chain[0]
+            lo, hi = self.loop
+            span = f"{os.path.basename(file)}:{lo}" + (f"-{hi}" if hi != lo else "")
+            if len(self.chain) == 1:
+                return f"the loop at {span}"
+            return f"{_short(self.outer)} (the loop at {span} in {_plain(fn)})"
+        fn, file, line = self.outer
+        out = _short(self.outer)
+        if self.generated and len(self.chain) == 1:
+            out = f"compiler-generated code in {_plain(fn)} near {out}"
+        if len(self.chain) > 1:
+            out += " (in " + ", ".join(f"{_plain(f[0])} at {_short(f)}" for f in self.chain[-2::-1]) + ")"
+        return out
+
+
+def _short(frame) -> str:
+    return f"{os.path.basename(frame[1])}:{frame[2]}" if frame[1] else "??"
+
+
+def _plain(name: str | None) -> str:
+    from amddbg.repl.render import plain_name  # name shortening (the same everywhere a name is printed)
+
+    return plain_name(name) if name else "??"
+
+
+def place(program, pc: int) -> Place:
+    """The source place of an absolute PC (cached per program: thousands of waves share a few PCs)."""
+    cache = program.__dict__.setdefault("_where_cache", {})
+    hit = cache.get(pc)
+    if hit is None:
+        hit = cache[pc] = _place(program, pc)
+    return hit
+
+
+def _place(program, pc: int) -> Place:
+    srcs = program.symbolize(pc)
+    chain = tuple((s.function, s.file, s.line or None) for s in srcs)
+    how = srcs[0].how if srcs else ""
+    if not how:
+        return Place(pc, chain)
+    loop = _loop_naming(program, pc)
+    if loop is None:
+        return Place(pc, chain, generated=how in ("following", "declaration"))
+    return loop
+
+
+def _loop_naming(program, pc: int) -> Place | None:
+    """Loop overhead at `pc` (a line-0 row inside the innermost backward-branch loop): the loop's first real line
+    and its line span in that line's file and function."""
+    from amddbg.replay.explain import _loop_of
+
+    bounds, body = _loop_of(program, pc)
+    if bounds is None:
+        return None
+    first = None
+    lines = set()
+    for i in body:
+        srcs = program.symbolize(i.address)
+        if not srcs or srcs[0].how or not srcs[0].line or not srcs[0].file:
+            continue
+        if first is None:
+            first = srcs
+        if (srcs[0].file, srcs[0].function) == (first[0].file, first[0].function):
+            lines.add(srcs[0].line)
+    if first is None:
+        return None
+    chain = tuple((s.function, s.file, s.line or None) for s in first)
+    return Place(pc, chain, (min(lines), max(lines)))
+
+
+def trap_pc(program, pc: int) -> int:
+    """The `s_trap`'s own address when `pc` is the instruction after one (the saved PC of a trapped wave, or an
+    emulated one): a trap's line is the trap's, as `bt` and addr2line say, not the next statement's."""
+    try:
+        prev = program.instruction_before(pc)
+    except AmddbgError:
+        return pc
+    return prev.address if prev is not None and prev.mnemonic == "s_trap" else pc
+
+
+def wave_pc(t) -> int:
+    """Where a wave is for the user: its PC, or its `s_trap`'s for a wave the trap stopped."""
+    from amddbg.session.threads import WaveState
+
+    return trap_pc(t.program, t.pc) if t.state is WaveState.TRAPPED else t.pc
+
+
+def location(program, role: str, pc: int) -> dict:
+    """The innermost location dict of `pc` (the JSON contract's shape; ``expand_locations`` adds call sites)."""
+    p = place(program, pc)
+    fn, file, line = p.chain[0] if p.chain else (None, None, None)
+    if p.chain and not p.chain[0][0]:
+        sym = program.symbol_at(pc)
+        fn = sym[1].name if sym else None
+    return {"function": _plain(fn) if fn else None, "file": file, "line": line, "role": role, "pc": f"{pc:#x}"}
+
+
+def expand_locations(program, locations: list) -> list:
+    """Each location followed by its call sites outward (same role, ``inlined_from`` the frame inside)."""
+    out = []
+    for loc in locations:
+        if "inlined_from" in loc:
+            continue  # already expanded (idempotent)
+        out.append(loc)
+        try:
+            pc = int(str(loc.get("pc")), 0)
+        except (TypeError, ValueError):
+            continue
+        try:
+            chain = place(program, pc).chain
+        except AmddbgError:
+            continue
+        for inner, outer in zip(chain, chain[1:], strict=False):
+            if not outer[1] or not outer[2]:
+                continue
+            out.append({"function": _plain(outer[0]), "file": outer[1], "line": outer[2], "role": loc["role"],
+                        "pc": loc["pc"], "inlined_from": {"function": _plain(inner[0]), "file": inner[1],
+                                                          "line": inner[2]}})
+    return out
+
+
+def finish(program, explanation) -> None:
+    """Expand every finding's locations (once, after all analyses added theirs)."""
+    for f in explanation.findings:
+        f.locations = expand_locations(program, f.locations)
+
+
+# ------------------------------------------------------------------------------------------- text
+
+
+def wave_list(numbers: list[int]) -> str:
+    """``1-4, 7`` from wave numbers."""
+    ns = sorted(set(numbers))
+    parts = []
+    i = 0
+    while i < len(ns):
+        j = i
+        while j + 1 < len(ns) and ns[j + 1] == ns[j] + 1:
+            j += 1
+        parts.append(str(ns[i]) if i == j else f"{ns[i]}-{ns[j]}")
+        i = j + 1
+    return ", ".join(parts)
+
+
+def text_lines(explanation) -> list[str]:
+    """The text form of an Explanation (CLI and REPL print the same): per finding its summary, then its locations
+    with call sites indented under the location they call into."""
+    from amddbg.textsafe import safe
+
+    out = [f"verdict: {explanation.verdict}"]
+    for f in explanation.findings:
+        out.append(f"- {f.kind} ({f.cause}): {safe(f.summary)}")
+        for loc in f.locations:
+            where = f"{loc['file']}:{loc['line']}" if loc.get("file") else loc.get("pc")
+            if "inlined_from" in loc:
+                out.append(f"        called from {safe(loc.get('function') or '??')} at {safe(where)}")
+            else:
+                out.append(f"    {loc['role']}: {safe(loc.get('function') or '??')} at {safe(where)}")
+    return out
+
+
+def who(threads) -> str:
+    """Waves named by workgroup and wave-in-group, grouped (``waves 1-4, 7 of workgroup (0,0,0)``), with the
+    thread ids `info threads` shows (``threads 2-5, 8``), so each can be selected in the REPL."""
+    threads = list(threads)
+    if not threads:
+        return "no wave"
+    by_wg: dict = {}
+    for t in threads:
+        by_wg.setdefault(tuple(t.workgroup or ()), []).append(t)
+    ids = wave_list([t.number for t in threads])
+    tid = f"(thread{'s' if len(threads) > 1 else ''} {ids})"
+    if len(by_wg) == 1:
+        wg, ts = next(iter(by_wg.items()))
+        n = wave_list([t.wave_in_group for t in ts if t.wave_in_group is not None])
+        wgs = f"({','.join(map(str, wg))})" if wg else "(?)"
+        return f"wave{'s' if len(ts) > 1 else ''} {n} of workgroup {wgs} {tid}"
+    return f"{len(threads)} waves in {len(by_wg)} workgroups {tid}"

@@ -232,11 +232,11 @@ def test_o0_trap_shows_the_values_that_led_there(tmp_path, target):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_fault_names_lanes_address_and_variable(target):
-    """memory_fault: lanes past n write out[lane * 1048576]; the first of them is lane 60 (wave64) or 28 (the
-    second wave32 wave); the address is named after `out`."""
+    """memory_fault: lanes past n write out[lane * 1048576]: lanes 60-63 (wave64) or 28-31 (the second wave32
+    wave), every one of them; the address (the first lane's) is named after `out`."""
     exp = explain_core(str(SC / f"memory-fault-{target}.gpu"))
     (f,) = [f for f in exp.findings if f.kind == "memory_violation"]
-    assert f.details["access"] == "write" and f.details["lanes"] in ("60", "28")
+    assert f.details["access"] == "write" and f.details["lanes"] in ("60-63", "28-31")
     assert f.details["variable"] == "out[62914560]"
 
 

@@ -18,6 +18,7 @@ dispatch's waves write the polled memory: a host or another agent could still wr
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 

@@ -32,9 +32,10 @@ ROOT = Path(__file__).resolve().parents[3]
 DATA = json.loads((ROOT / "corefiles" / "location-shapes.json").read_text())
 CORES = {"64": ROOT / "corefiles/scenarios/divergence-demo-gfx90a.gpu",
          "32": ROOT / "corefiles/scenarios/divergence-demo-gfx1100.gpu"}
-# Frame-base shapes need a frame with a frame base: a device function (frame 0 is check_positive).
-FB_CORES = {"64": ROOT / "corefiles/scenarios/trap-in-callee-gfx90a.gpu",
-            "32": ROOT / "corefiles/scenarios/trap-in-callee-gfx1100.gpu"}
+# Frame-base shapes need a frame with a frame base and scratch: trap_in_callee built at -O0, run now by
+# `amddbg run --core` (frame 0 is check_positive, whose `v` lives at DW_OP_fbreg +0 in private_lane).
+FB_OBJECTS = {"64": ROOT / "corefiles/scenarios/scenarios-gfx90a-O0.co",
+              "32": ROOT / "corefiles/scenarios/scenarios-gfx1100-O0.co"}
 CASES = [(shape, wave) for shape, e in sorted(DATA.items()) for wave in sorted(e["examples"])]
 M64 = (1 << 64) - 1
 
@@ -52,8 +53,25 @@ def test_census_is_current():
 
 
 @cache
+def _fb_core(wave: str) -> Path:
+    import atexit
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="amddbg-shapes-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    out = tmp / f"trap-in-callee-O0-w{wave}.gpu"
+    subprocess.run([sys.executable, "-m", "amddbg", "run", str(FB_OBJECTS[wave]), "--kernel", "trap_in_callee",
+                    "--grid", "64", "--block", "64", "--arg", "buf:i32:64:iota", "--arg", "buf:i32:64",
+                    "--core", str(out)], check=True, capture_output=True, timeout=600)
+    return out
+
+
+@cache
 def _wave(wave: str, frame_base: bool = False):
-    prog = amddbg.open((FB_CORES if frame_base else CORES)[wave])
+    prog = amddbg.open(_fb_core(wave) if frame_base else CORES[wave])
     w = prog.waves[0]
     assert w.lanes == int(wave)
     if not frame_base:

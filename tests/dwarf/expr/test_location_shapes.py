@@ -93,7 +93,7 @@ def _reference(ops, wave, frame_ctx, dwarf, unit, lanes, size, pieces_out=None) 
                                           dwarf.producer_info(unit).augmentation)["lane_slice_vector_registers"]
     out = {}
     for lane in lanes:
-        pieces: list[bytes] = []
+        pieces: list[tuple[int | None, int]] = []  # (value, bits) per DW_OP_piece / DW_OP_bit_piece
         stack: list = []  # ints (values) or ("mem", space, address) or ("reg", name) or ("bytes", b)
         i = 0
         while i < len(ops):
@@ -155,17 +155,24 @@ def _reference(ops, wave, frame_ctx, dwarf, unit, lanes, size, pieces_out=None) 
                 top = stack.pop()
                 stack.append(top if isinstance(top, tuple) and top[0] == "bytes"
                              else ("bytes", (top & M64).to_bytes(8, "little")))
-            elif n == "DW_OP_piece":
-                pieces.append(_read(stack.pop() if stack else None, a[0], lane, wave))
+            elif n in ("DW_OP_piece", "DW_OP_bit_piece"):
+                nbits, off = (a[0] * 8, 0) if n == "DW_OP_piece" else (a[0], a[1])
+                raw = _read(stack.pop() if stack else None, (off + nbits + 7) // 8, lane, wave)
+                value = None if raw is None else int.from_bytes(raw, "little") >> off & ((1 << nbits) - 1)
+                pieces.append((value, nbits))
             else:
                 raise _Skip(n)
             i += 1
         if pieces_out is not None:
             pieces_out[lane] = pieces
         if pieces:
-            whole = b"".join(p if p is not None else b"\xff" * 99 for p in pieces)
             # a piece that is undefined, or pieces that describe less than the object: optimized out
-            out[lane] = whole[:size] if None not in pieces and len(whole) >= size else None
+            whole, at = 0, 0
+            for value, nbits in pieces:
+                whole |= (value or 0) << at
+                at += nbits
+            complete = all(v is not None for v, _n in pieces) and at >= 8 * size
+            out[lane] = (whole & ((1 << 8 * size) - 1)).to_bytes(size, "little") if complete else None
         else:
             out[lane] = _read(stack[-1], size, lane, wave)
     return out
@@ -259,21 +266,20 @@ def test_shape_against_core(shape, wave_size):
 def _compare_pieces(ops, ctx, unit, info, bias, lanes, pieces) -> int:
     """Each described piece of a composite, read on its own, equals what the piece names (a variable that
     is only partly described prints <optimized out> as a whole, so its pieces are checked here)."""
-    from amddbg.dwarf.expr import evaluate_lanes, read_bytes
+    from amddbg.dwarf.expr import evaluate_lanes, read_bits
     from amddbg.dwarf.unitctx import UnitContext
 
     uctx = UnitContext(ctx, unit, load_bias=bias)
     res = evaluate_lanes(ops, uctx, lanes, **producer_options(info.producer, info.augmentation))
-    sizes = [op.operands[0] for op in ops if op.name == "DW_OP_piece"]
     checked = 0
     for ln in lanes:
         loc = res.locations[ln]
         offset = 0
-        for want, n in zip(pieces[ln], sizes, strict=True):
+        for want, nbits in pieces[ln]:
             if want is not None:
-                assert read_bytes(uctx, loc.offset_bits(offset * 8) if offset else loc, n, lane=ln) == want
+                assert read_bits(uctx, loc.offset_bits(offset) if offset else loc, nbits, lane=ln) == want
                 checked += 1
-            offset += n
+            offset += nbits
     return checked
 
 

@@ -53,8 +53,10 @@ def disassemble(dbg, args: str) -> None:
     if not args:
         if pc is None:
             raise UsageError("No frame selected.")
-        insns = program.disassemble(pc)
-        hit = program.symbol_at(pc)
+        # the function is the frame's (a trap-stopped frame 0's pc register may be past its s_trap's function)
+        where = getattr(frame, "source_pc", None) or pc
+        insns = program.disassemble(where)
+        hit = program.symbol_at(where)
         name = plain_name(_dem(hit[1].name)) if hit else "??"
     elif "," in args:
         a, b = args.split(",", 1)

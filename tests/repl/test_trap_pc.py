@@ -49,7 +49,7 @@ def test_pc_is_the_register_line_is_the_trap(name, arch):
                           check=True).stdout.strip().rsplit(":", 1)[1]
     thread = info["waves"].index(trapped[0]) + 1
     r = amddbg("-batch", "-ex", f"thread {thread}", "-ex", "info threads", "-ex", "p $pc", "-ex", "x/i $pc",
-               "-ex", "bt 1", core.as_posix())
+               "-ex", "bt 1", "-ex", "disassemble", core.as_posix())
     assert r.returncode == 0, r.stderr
     out = r.stdout
     row = next(ln for ln in out.splitlines() if ln.startswith("*"))
@@ -57,6 +57,10 @@ def test_pc_is_the_register_line_is_the_trap(name, arch):
     assert re.search(rf"^\$1 = \(void \(\*\)\(\)\) {pc:#x}$", out, re.M)
     assert re.search(rf"^(=> )?\s*0x{pc:016x} <", out, re.M)
     assert re.search(rf"^#0  0x{pc:016x} in .*\.hip:{line}$", out, re.M)
+    # disassemble: the frame's function, `=>` on the pc register, the s_trap just before it
+    lines = out.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(f"=> 0x{pc:016x}"))
+    assert "s_trap" in lines[at - 1] and lines[at - 1].strip().startswith(f"0x{pc - rel + trap:016x}")
     j = amddbg("--json", "-batch", "-ex", f"thread {thread}", "-ex", "info threads", core.as_posix())
     docs = [json.loads(x) for x in j.stdout.splitlines() if x.startswith("{")]
     current = [t for d in docs if d["command"] == "info threads" for t in d["threads"] if t.get("current")]

@@ -1,6 +1,10 @@
 """`amddbg run CODEOBJ --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]... [--json]
-[--core OUT [--layout split|unified]] [--max-instructions N] [--seed N] [--stack-size BYTES]`: run a kernel in the
-emulator."""
+[--core OUT [--layout split|unified]] [--max-instructions N] [--seed N | --explore N] [--stack-size BYTES]`: run a
+kernel in the emulator.
+
+Every run returns: without `--max-instructions` a run stops after `DEFAULT_MAX_INSTRUCTIONS` wave-instructions with
+status `limit` (a hang the detector does not prove still ends). Budgets are instructions, never seconds, so a run's
+answer does not depend on the machine's load."""
 
 from __future__ import annotations
 
@@ -11,11 +15,18 @@ import sys
 
 from amddbg.errors import UsageError
 
+# The default bound of one run, in wave-instructions: about three minutes of emulation on one core (250k/s),
+# 50x the longest kernel of the differential corpora; a hang the detector misses ends as `limit`.
+DEFAULT_MAX_INSTRUCTIONS = 50_000_000
+
 
 def add_parser(p: argparse.ArgumentParser) -> None:
     from amddbg.emu.args import add_launch_arguments
 
-    add_launch_arguments(p)
+    add_launch_arguments(p, default_limit=DEFAULT_MAX_INSTRUCTIONS)
+    p.add_argument("--explore", type=int, default=None, metavar="N",
+                   help="run N seeded schedules and cache choices (seeds 0..N-1), report each outcome with its "
+                        "seeds, write the first hang's core to --core, exit with the worst outcome's code")
     p.add_argument("--core", metavar="OUT", help="write the final state as a core")
     p.add_argument("--layout", choices=("split", "unified"), default="split")
 
@@ -42,9 +53,16 @@ def run(args: argparse.Namespace) -> int:
         launch["stack_size"] = args.stack_size
     if args.json:  # one Python number per element (about 40 bytes each) while the document is written
         check_budget(sum(40 * a.count for a in specs if a.kind == "buffer"), "the --json list of the buffers' values")
+    limit = DEFAULT_MAX_INSTRUCTIONS if args.max_instructions is None else args.max_instructions
+    if args.explore is not None:
+        if args.seed:
+            raise UsageError("--explore N runs seeds 0..N-1: it does not take --seed")
+        if not 1 <= args.explore <= 4096:
+            raise UsageError(f"--explore {args.explore}: expected 1..4096 runs")
+        return _explore(args, grid, block, specs, launch, limit)
     m = Machine(args.codeobj, seed=args.seed)
     m.dispatch(args.kernel, grid, block, specs, **launch)
-    r = m.run(max_instructions=args.max_instructions)
+    r = m.run(max_instructions=limit)
     if args.core:
         m.write_core(args.core, layout=args.layout)
     waves = []
@@ -81,3 +99,28 @@ def run(args: argparse.Namespace) -> int:
     if args.core:
         print(f"core written: {args.core} ({args.layout})")
     return 0
+
+
+def _explore(args: argparse.Namespace, grid, block, specs, launch: dict, limit: int | None) -> int:
+    """`--explore N`: the dispatch under seeds 0..N-1 (amddbg.emu.explore.explore_dispatch)."""
+    from amddbg.emu.explore import explore_dispatch
+    from amddbg.textsafe import safe
+
+    ex = explore_dispatch(args.codeobj, args.kernel, grid, block, specs, runs=args.explore, max_instructions=limit,
+                          core=args.core, layout=args.layout, launch=launch)
+    if args.json:
+        json.dump(ex.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+        return ex.exit_code
+    print(ex.summary())
+    for o in ex.outcomes:
+        print(f"  {o.status}: seed {o.seeds[0]}: {safe(o.reason)}")
+    if ex.schedule_dependent:
+        print("the outcome depends on the schedule: rerun one with `--seed N`")
+    total = sum(r.result.wave_instructions for r in ex.runs)
+    print(f"{total} wave-instructions in {len(ex.runs)} runs")
+    if ex.core:
+        print(f"core of the first hang (seed {ex.first_hang}) written: {ex.core} ({args.layout})")
+    elif args.core:
+        print(f"no run hung: no core written to {args.core}")
+    return ex.exit_code

@@ -213,8 +213,9 @@ def positive_int(text: str) -> int:
     return n
 
 
-def add_launch_arguments(p, *, codeobj: bool = True) -> None:
-    """The options of one kernel launch: code object, kernel, grid, block, arguments, limits and seed."""
+def add_launch_arguments(p, *, codeobj: bool = True, default_limit: int | None = None) -> None:
+    """The options of one kernel launch: code object, kernel, grid, block, arguments, limits and seed
+    (`default_limit`: the command's --max-instructions default, for its help)."""
     if codeobj:
         p.add_argument("codeobj", metavar="CODEOBJ")
     p.add_argument("--kernel", required=True, metavar="NAME", help="kernel symbol or demangled name")
@@ -224,7 +225,8 @@ def add_launch_arguments(p, *, codeobj: bool = True) -> None:
                    help="TYPE:VALUE or buf:TYPE:COUNT[:zero|iota|fill=V|values=..|file=PATH], in argument order")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--max-instructions", type=positive_int, default=None, metavar="N",
-                   help="stop after N wave-instructions (N >= 1)")
+                   help="stop after N wave-instructions (N >= 1)" + (
+                       f"; default {default_limit:,}, status limit" if default_limit else ""))
     p.add_argument("--seed", type=int, default=0, metavar="N")
     p.add_argument("--stack-size", type=int, default=None, metavar="BYTES",
                    help="stack per work-item for a kernel with a dynamic stack (recursion, indirect calls), as "

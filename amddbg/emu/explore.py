@@ -121,3 +121,111 @@ def outcomes(runs: list[Run]) -> dict[object, list[Run]]:
     for r in runs:
         out.setdefault(r.outcome, []).append(r)
     return out
+
+
+# -- `amddbg run --explore N`: one dispatch under N schedules and cache choices ---------------------------------
+
+# Exit status of a run outcome, worst last (`amddbg run --explore` exits with the worst outcome's): the codes
+# `amddbg explain` uses for the same situations (0 nothing wrong found, 3 hang, 4 fault or trap), 1 for a run the
+# emulator could not finish (an instruction it does not emulate).
+STATUS_EXIT = {"completed": 0, "limit": 0, "unsupported": 1, "hang": 3, "fault": 4, "trap": 4}
+_WORST = ("completed", "limit", "unsupported", "hang", "trap", "fault")
+
+
+def choice_for(seed: int) -> Visibility:
+    """The cache choice that goes with schedule `seed` in `explore_dispatch`: seed 0 is the default run
+    (round-robin, caches as docs/emulator.md describes them); odd seeds change the schedule only (launch orders);
+    even seeds also delay every store in its CU's write path (drained at random points drawn from the seed, at the
+    latest at the writer's wait on its store counter), a visibility order the memory model allows."""
+    if seed == 0 or seed % 2:
+        return NONE
+    return Visibility(delay=True, drain=0.25, seed=seed)
+
+
+@dataclass
+class Outcome:
+    """One outcome of an exploration: a run status and the seeds that ended with it (ascending)."""
+
+    status: str
+    seeds: list[int]
+    reason: str  # the first such run's reason
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "seeds": list(self.seeds), "reason": self.reason}
+
+
+@dataclass
+class Exploration:
+    """What `explore_dispatch` found: every run (seed order), the outcomes grouped by status (worst first), the
+    first hang's seed (None: no run hung) and the path of its core if one was written."""
+
+    runs: list[Run]
+    outcomes: list[Outcome]
+    first_hang: int | None = None
+    core: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return max((STATUS_EXIT.get(o.status, 1) for o in self.outcomes), default=0)
+
+    @property
+    def schedule_dependent(self) -> bool:
+        """Some seeds hang and others do not: the hang depends on the schedule or the cache choices."""
+        statuses = {o.status for o in self.outcomes}
+        return "hang" in statuses and len(statuses) > 1
+
+    def summary(self) -> str:
+        """`completed: 7 seeds, hang: 1 seed (3)`: each outcome with its seeds (listed when few)."""
+        parts = []
+        for o in self.outcomes:
+            n = len(o.seeds)
+            listed = f" ({', '.join(map(str, o.seeds))})" if n <= 8 and o.status != "completed" else ""
+            parts.append(f"{o.status}: {n} seed{'s' if n != 1 else ''}{listed}")
+        return ", ".join(parts)
+
+    def to_json(self) -> dict:
+        return {"outcomes": [o.to_json() for o in self.outcomes],
+                "runs": [{"seed": r.seed, "visibility": r.visibility.label(), "status": r.result.status,
+                          "reason": r.result.reason, "wave_instructions": r.result.wave_instructions}
+                         for r in self.runs],
+                "first_hang": self.first_hang, "core": self.core, "schedule_dependent": self.schedule_dependent,
+                "exit_code": self.exit_code}
+
+
+def explore_dispatch(code_object, kernel: str, grid, block, args=(), *, runs: int = 8,
+                     max_instructions: int | None = None, core: str | None = None, layout: str = "split",
+                     launch: dict | None = None) -> Exploration:
+    """Dispatch `kernel` `runs` times, under seeds 0..runs-1 (`choice_for(seed)` gives each its cache choice),
+    each run bounded by `max_instructions`; write the first hanging run's final state to `core` (a core `amddbg
+    explain` opens; its note says which seed). `code_object`: a path or a loaded CodeObject (decoded once)."""
+    from amddbg.codeobj import CodeObject
+
+    co = CodeObject.from_path(code_object) if isinstance(code_object, str) or hasattr(
+        code_object, "__fspath__") else code_object
+    found: dict[str, list] = {}
+    state = {"first_hang": None}
+
+    def make(seed: int, _vis: Visibility) -> Machine:
+        m = Machine(co, seed=seed)
+        m.dispatch(kernel, grid, block, args, **(launch or {}))
+        return m
+
+    def outcome(m: Machine, r: RunResult) -> object:
+        if r.status == "hang" and state["first_hang"] is None:
+            state["first_hang"] = m.seed
+            if core:
+                m.explored = {"seed": m.seed, "visibility": choice_for(m.seed).label(), "runs": runs}
+                m.write_core(core, layout=layout)
+        found.setdefault(r.status, [m.seed, r.reason])
+        return r.status
+
+    done = []
+    for seed in range(runs):
+        done += explore(make, seeds=[seed], visibilities=[choice_for(seed)], max_instructions=max_instructions,
+                        outcome=outcome)
+    by_status: dict[str, list[int]] = {}
+    for run in done:
+        by_status.setdefault(run.outcome, []).append(run.seed)
+    order = sorted(by_status, key=lambda s: _WORST.index(s) if s in _WORST else len(_WORST))
+    outs = [Outcome(s, by_status[s], found[s][1]) for s in order]
+    return Exploration(done, outs, state["first_hang"], core if state["first_hang"] is not None and core else None)

@@ -186,6 +186,21 @@ class Workgroup:
     arrived: set = field(default_factory=set)
 
 
+# Loop proofs (amddbg/emu/loopproof.py): the first probe starts after this many wave-instructions, the next ones
+# after twice the previous gap each time one fails, so a kernel that runs long without hanging pays little.
+PROBE_AFTER = 20_000
+
+
+def _chain(first: Callable, then: Callable | None) -> Callable:
+    if then is None:
+        return first
+
+    def both(ev) -> None:
+        first(ev)
+        then(ev)
+    return both
+
+
 def _nth_permutation(items: list, n: int) -> list:
     """The n-th permutation of `items` in lexicographic order of positions (n modulo len(items)!)."""
     import math
@@ -230,6 +245,7 @@ class Machine:
         self.buffers: list[dict] = []
         self.private_ranges: list[tuple[int, int]] = []  # scratch: memory only its own wave reads
         self._shared_changes = 0  # samples at which memory other than scratch had changed
+        self.prove_loops = True  # run() proves spin loops that can never end (loopproof.py)
         self.barrier_misuse: list[dict] = []  # barrier misuses (barriers.py): kind, wave, pc, barrier id
         self._map_code_object()
 
@@ -789,6 +805,8 @@ class Machine:
                 w.state, w.sleep_until = SLEEPING, self.clock + delay
         caches = self.caches
         sample_every = first_every = samples = 0  # rounds between state samples, set at the first round (below)
+        prover, probe_at, probe_gap, phase_end = None, PROBE_AFTER, PROBE_AFTER, 0  # loop proofs (loopproof.py)
+        user_hook = hook
         while True:
             stopped = [w for w in self.waves if w.state in (TRAPPED, FAULTED, UNSUPPORTED)]
             if stopped:
@@ -814,6 +832,24 @@ class Machine:
                 return self._result("completed", "every wave ended", total, t0)
             if rng is not None:  # a seeded schedule: the turn order and each turn's length are drawn from the seed
                 rng.shuffle(ready)
+            if prover is None and total >= probe_at and self.prove_loops:
+                from amddbg.emu.loopproof import Prover
+
+                live = sum(1 for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS))
+                prover = Prover(self, 0) if live else None
+                phase_end = total + max(2048, 256 * live)
+                if prover is not None:
+                    hook = _chain(prover.hook, user_hook)
+            elif prover is not None and prover.phase == 1 and total >= phase_end:
+                prover.start_phase2()
+                phase_end = total + max(16384, 4096 * len(prover.live()))
+            elif prover is not None and prover.phase == 2 and (total >= phase_end or prover.ready()):
+                why = prover.result() if prover.ready() else None
+                if why is not None:
+                    return self._result("hang", why, total, t0)
+                prover, hook = None, user_hook
+                probe_gap *= 2
+                probe_at = total + probe_gap
             for w in ready:
                 turn = rng.randint(1, QUANTUM) if rng is not None else QUANTUM
                 if max_instructions is not None:
@@ -830,7 +866,7 @@ class Machine:
                 else:
                     total += self._turn(w, turn, hook)
                 if max_instructions is not None and total >= max_instructions:
-                    return self._result("limit", f"stopped after {total} wave-instructions (--max-instructions)",
+                    return self._result("limit", f"stopped after {total} wave-instructions (the instruction limit)",
                                         total, t0)
                 for x in self.waves:
                     if x.state in (SLEEPING, WAITING_COUNTERS) and x.sleep_until <= self.clock:

@@ -96,6 +96,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
             static.verdict = "hang"
             info["method"] = ("replay from the core: with the written value visible the spin ends; the wave's "
                               "load cannot see it (scope), so under the order the model allows it spins forever")
+            _schedule_dependent(nv, info)
             return _done(static, info, t0)
         exp = Explanation("no_hang", list(misuse), {})
         exp.findings.append(Finding("no_hang", "assumption_fixes_it" if assumptions else "slow_not_stuck",
@@ -109,10 +110,12 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         info["method"] = "replay from the core: " + r.reason
         escaped = _other_schedules(program, dispatch, assumptions, pins, info,
                                    schedule_budget(budget, r.wave_instructions))
+        info.setdefault("schedule_dependent", escaped is not None)
         if escaped is not None:
             exp = Explanation("unknown", static.findings, {})
             info["method"] += (f"; but under the seeded schedule {escaped} every wave ends: the hang depends on "
                                "the schedule")
+            info["schedule_dependent"] = True
             return _done(exp, info, t0)
         if not assumptions:  # (a fault or trap in the core returned above)
             exp = static
@@ -123,6 +126,8 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
                 exp.findings = [f for f in exp.findings if f.kind != "spin_forever" or not any(
                     (tuple(w["workgroup"] or ()), w["wave_in_group"]) in mine for w in f.waves)] + nv
             _find_cycles(program, exp.findings, dispatch, budget, info)
+            if nv:
+                _schedule_dependent(nv, info)
             if not any(f.kind in ("barrier_deadlock", "spin_forever") for f in exp.findings):
                 # the core caught the waves before they got stuck: explain the state replay reached
                 reached = [f for f in _explain_replayed(r, dispatch).findings if f.kind != "barrier_misuse"]
@@ -153,6 +158,17 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     # limit or unsupported: keep what the core alone proves
     info["method"] = f"static analysis; replay stopped without an answer ({r.reason})"
     return _done(static, info, t0)
+
+
+def _schedule_dependent(nv: list, info: dict) -> None:
+    """A `not_visible` hang depends on the schedule: the reader's stale line was filled before the write reached
+    L2, and a schedule in which the write comes first lets the same loads see it (`amddbg run --explore N` finds
+    such seeds). Said in the method text, `replay.schedule_dependent` and each finding's details."""
+    for f in nv:
+        f.details["schedule_dependent"] = True
+    info["schedule_dependent"] = True
+    info["method"] += ("; the hang depends on the schedule: it happens when the polling wave's cache line is "
+                       "filled before the write reaches L2, and a schedule where the write comes first ends")
 
 
 SCHEDULES = (1, 2)  # seeded schedules replayed after a hang (odd: another launch order; even: shuffled turns)

@@ -1,0 +1,212 @@
+"""corefiles/explorehangs through the user's door (`amddbg run`, `amddbg run --explore`, `amddbg explain`).
+
+- Spin loops that count (atomic, volatile, sleeping, back-off polls of a flag nothing writes) hang: the state
+  never repeats, and the loop proof (amddbg/emu/loopproof.py) shows the exit condition can never change; the
+  twin with a real timeout completes, and with a timeout too long to reach ends at the instruction limit, never
+  as a hang. explain on the hang's core gives spin_forever at the polling line.
+- Waves that return before a barrier, and a barrier in a divergent branch, complete (an ended wave drops out of
+  the workgroup barrier); a core taken part-way is explained no_hang.
+- A publication at workgroup scope hangs under some seeds only: `--explore` reports each outcome with its seeds,
+  writes the first hang's core, exits 3; explain on that core says the hang depends on the schedule.
+All 24 objects (clang-19/22, gfx90a, gfx942, gfx1100/gfx1200 w32/w64, -O0/-O2) for the loop proofs; the rest on a
+spread of them (the others marked slow).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DIR = ROOT / "corefiles" / "explorehangs"
+SRC = (DIR / "explorehangs.hip").read_text().splitlines()
+OBJECTS = sorted(p.name for p in DIR.glob("explorehangs-*.co"))
+QUICK = {"explorehangs-llvm22-gfx90a-w64-O2.co", "explorehangs-llvm19-gfx1100-w32-O0.co",
+         "explorehangs-llvm22-gfx1200-w64-O0.co", "explorehangs-llvm19-gfx942-w64-O2.co"}
+
+
+def _params(objects=OBJECTS):
+    return [pytest.param(o, marks=() if o in QUICK else pytest.mark.slow) for o in objects]
+
+
+def _wave(obj: str) -> int:
+    return int(re.search(r"-w(\d+)-", obj).group(1))
+
+
+def _line(text: str, after: str | None = None) -> int:
+    """The 1-based line of the source that contains `text` (after the line containing `after`)."""
+    start = next(i for i, s in enumerate(SRC) if after in s) if after else 0
+    return next(i + 1 for i in range(start, len(SRC)) if text in SRC[i])
+
+
+def _amddbg(*args, ok=(0,)) -> subprocess.CompletedProcess:
+    r = subprocess.run([sys.executable, "-m", "amddbg", *map(str, args)], capture_output=True, text=True,
+                       cwd=ROOT, env=dict(os.environ), timeout=600)
+    assert r.returncode in ok, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
+    assert "Traceback" not in r.stderr
+    return r
+
+
+def _run(obj: str, kernel: str, grid: int, block: int, *args, extra=(), ok=(0,)) -> dict:
+    cmd = ["run", DIR / obj, "--kernel", kernel, "--grid", grid, "--block", block, "--json"]
+    for a in args:
+        cmd += ["--arg", a]
+    return json.loads(_amddbg(*cmd, *extra, ok=ok).stdout)
+
+
+COUNTERS = {  # kernel -> (args, the polling line's text, after)
+    "count_atomic": (["buf:i32:1", "buf:i32:128"], "while (__hip_atomic_load(go", "void count_atomic"),
+    "count_volatile": (["buf:i32:1", "buf:i64:128"], "while (*go == 0)", "void count_volatile"),
+    "count_sleep": (["buf:i32:1", "buf:i32:128"], "while (__hip_atomic_load(go", "void count_sleep"),
+    "count_backoff": (["buf:i32:1", "buf:i32:128"], "while (__hip_atomic_load(go", "void count_backoff"),
+}
+
+
+@pytest.mark.parametrize("obj", _params())
+@pytest.mark.parametrize("kernel", sorted(COUNTERS))
+def test_counting_spin_hangs(obj, kernel):
+    """Every wave counts while it polls: run proves the hang (the state never repeats) well before the limit."""
+    args, _text, _after = COUNTERS[kernel]
+    doc = _run(obj, kernel, 128, 64, *args)
+    assert doc["status"] == "hang", doc["reason"]
+    assert "loop forever" in doc["reason"] and "exit condition" in doc["reason"]
+    assert doc["wave_instructions"] < 200_000
+    assert all(w["state"] in ("ready", "sleeping", "at waitcnt") for w in doc["waves"])
+    assert len(doc["waves"]) == 128 // _wave(obj)
+
+
+@pytest.mark.parametrize("obj", _params())
+def test_timeout_twin_is_no_invented_hang(obj):
+    """The same poll with a real timeout: completes with a small limit; with one too large to reach it ends at
+    the instruction limit, never as a proven hang (the counter is in the exit condition)."""
+    small = _run(obj, "count_timeout", 128, 64, "buf:i32:1", "buf:i32:128", "i32:40")
+    assert small["status"] == "completed"
+    assert small["buffers"][1]["values"] == [40] * 64 + [0] * 64  # out[threadIdx.x]: both workgroups write 0..63
+    big = _run(obj, "count_timeout", 128, 64, "buf:i32:1", "buf:i32:128", "i32:100000000",
+               extra=["--max-instructions", "150000"])
+    assert big["status"] == "limit", big["reason"]
+
+
+@pytest.mark.parametrize("obj", _params(sorted(QUICK)))
+def test_counting_spin_core_is_spin_forever(obj, tmp_path):
+    core = tmp_path / "count.gpu"
+    _run(obj, "count_atomic", 128, 64, "buf:i32:1", "buf:i32:128", extra=["--core", core])
+    r = _amddbg("explain", core, "--json", ok=(3,))
+    doc = json.loads(r.stdout)
+    assert doc["verdict"] == "hang"
+    spins = [f for f in doc["findings"] if f["kind"] == "spin_forever"]
+    assert spins and spins[0]["cause"] == "no_writer", doc["findings"]
+    assert all(f["cause"] == "no_writer" for f in spins)
+    polled = {(w["workgroup"][0], w["wave_in_group"]) for f in spins for w in f["waves"]}
+    assert polled and polled <= {(g, i) for g in range(2) for i in range(64 // _wave(obj))}
+    line = _line("while (__hip_atomic_load(go", "void count_atomic")
+    assert any(loc["role"] == "polling load" and loc["line"] == line for f in spins for loc in f["locations"])
+
+
+LEAVERS = {  # kernel -> (grid, block(wave) , args(wave), what out holds)
+    "early_return": lambda wv: (512, 256, ["buf:i32:512"]),
+    "early_return_late": lambda wv: (256, 256, ["buf:i32:256", "i32:5", f"u32:{wv}"]),
+    "divergent_barrier": lambda wv: (256, 256, ["buf:i32:256", "u32:32"]),
+    "divergent_barrier_lanes": lambda wv: (256, 256, ["buf:i32:256"]),
+}
+
+
+def _expected(kernel: str, wv: int) -> list[int]:
+    if kernel == "early_return":
+        out = [0] * 512
+        for g in range(2):
+            for t in range(wv):
+                out[g * wv + t] = wv - 1 - t
+        return out
+    if kernel == "early_return_late":
+        return [sum(t * i for i in range(5)) + (1 if t < wv else 0) for t in range(256)]
+    if kernel == "divergent_barrier":
+        return [31 - t if t < 32 else -1 for t in range(256)]
+    return [2 * (t ^ 1) if t & 1 else 0 for t in range(256)]
+
+
+@pytest.mark.parametrize("obj", _params())
+@pytest.mark.parametrize("kernel", sorted(LEAVERS))
+def test_waves_leaving_before_a_barrier_complete(obj, kernel):
+    wv = _wave(obj)
+    grid, block, args = LEAVERS[kernel](wv)
+    doc = _run(obj, kernel, grid, block, *args)
+    assert doc["status"] == "completed", doc["reason"]
+    assert doc["buffers"][0]["values"] == _expected(kernel, wv)
+
+
+@pytest.mark.parametrize("obj", _params(sorted(QUICK)))
+@pytest.mark.parametrize("kernel", sorted(LEAVERS))
+def test_core_taken_midway_is_no_hang(obj, kernel, tmp_path):
+    """A core written part-way (some waves ended, others at the barrier or before it) is not a hang."""
+    wv = _wave(obj)
+    grid, block, args = LEAVERS[kernel](wv)
+    full = _run(obj, kernel, grid, block, *args)["wave_instructions"]
+    core = tmp_path / "mid.gpu"
+    doc = _run(obj, kernel, grid, block, *args, extra=["--max-instructions", full * 2 // 3, "--core", core])
+    assert doc["status"] == "limit"
+    r = _amddbg("explain", core, "--json", ok=(0,))
+    ex = json.loads(r.stdout)
+    assert ex["verdict"] == "no_hang", ex
+    assert ex["findings"][0]["kind"] == "no_hang" and ex["findings"][0]["cause"] == "slow_not_stuck"
+
+
+def _racy(obj: str, extra=(), ok=(0,)) -> subprocess.CompletedProcess:
+    wv = _wave(obj)
+    return _amddbg("run", DIR / obj, "--kernel", "racy_publish", "--grid", 2 * wv, "--block", wv, "--arg",
+                   "buf:i32:1", "--arg", f"buf:i32:{2 * wv}", "--arg", "i32:0", *extra, ok=ok)
+
+
+@pytest.mark.parametrize("obj", _params())
+def test_racy_publication_depends_on_the_seed(obj, tmp_path):
+    """Seed 0 completes (the writer runs first), seed 3 launches the reader first: it caches the old line and
+    hangs. --explore 8 reports both outcomes with their seeds, writes the first hang's core, exits 3."""
+    assert json.loads(_racy(obj, ["--json"]).stdout)["status"] == "completed"
+    assert json.loads(_racy(obj, ["--json", "--seed", "3"]).stdout)["status"] == "hang"
+    core = tmp_path / "racy.gpu"
+    doc = json.loads(_racy(obj, ["--explore", "8", "--json", "--core", core], ok=(3,)).stdout)
+    outcomes = {o["status"]: o["seeds"] for o in doc["outcomes"]}
+    assert set(outcomes) == {"completed", "hang"}
+    assert 0 in outcomes["completed"] and 3 in outcomes["hang"]
+    assert sorted(outcomes["completed"] + outcomes["hang"]) == list(range(8))
+    assert doc["first_hang"] == min(outcomes["hang"]) and core.exists()
+    text = _racy(obj, ["--explore", "8"], ok=(3,)).stdout
+    assert re.search(rf"completed: {len(outcomes['completed'])} seeds?, hang: {len(outcomes['hang'])} seeds? "
+                     rf"\({', '.join(map(str, outcomes['hang']))}\)", text), text
+    ex = json.loads(_amddbg("explain", core, "--json", ok=(3,)).stdout)
+    assert ex["verdict"] == "hang" and ex["replay"]["schedule_dependent"] is True
+    f = next(f for f in ex["findings"] if f["kind"] == "spin_forever")
+    assert f["cause"] == "not_visible" and f["details"]["schedule_dependent"] is True
+    assert {loc["role"]: loc["line"] for loc in f["locations"]} == {
+        "polling load": _line("while (__hip_atomic_load(flag", "void racy_publish"),
+        "write that never becomes visible": _line("__hip_atomic_store(flag, 1", "void racy_publish")}
+    assert "depends on the schedule" in _amddbg("explain", core, ok=(3,)).stdout
+
+
+def test_explore_errors_and_completed_exit():
+    obj = "explorehangs-llvm22-gfx90a-w64-O2.co"
+    r = _racy(obj, ["--explore", "0"], ok=(2,))
+    assert r.stderr.startswith("amddbg: error:") and "--explore 0" in r.stderr
+    r = _racy(obj, ["--explore", "2", "--seed", "3"], ok=(2,))
+    assert "--explore" in r.stderr
+    doc = _run(obj, "count_timeout", 128, 64, "buf:i32:1", "buf:i32:128", "i32:10", extra=["--explore", "3"])
+    assert doc["outcomes"] == [{"status": "completed", "seeds": [0, 1, 2], "reason": "every wave ended"}]
+
+
+def test_run_has_a_default_limit():
+    """Without --max-instructions a run is bounded (amddbg.cli.run.DEFAULT_MAX_INSTRUCTIONS), documented in
+    --help; --max-instructions 0 removes the bound, a negative one is an error."""
+    from amddbg.cli.run import DEFAULT_MAX_INSTRUCTIONS
+
+    assert DEFAULT_MAX_INSTRUCTIONS >= 10_000_000
+    assert f"{DEFAULT_MAX_INSTRUCTIONS:,}" in _amddbg("run", "--help").stdout.replace("\n", " ").replace("  ", " ")
+    r = _amddbg("run", DIR / "explorehangs-llvm22-gfx90a-w64-O2.co", "--kernel", "count_timeout", "--grid", 64,
+                "--block", 64, "--arg", "buf:i32:1", "--arg", "buf:i32:64", "--arg", "i32:5",
+                "--max-instructions", "-1", ok=(2,))
+    assert "--max-instructions" in r.stderr

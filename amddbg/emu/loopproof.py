@@ -55,6 +55,9 @@ _INVALIDATES = ("buffer_wbinvl1", "buffer_inv", "buffer_gl0_inv", "buffer_gl1_in
 _VECTOR_ENC = ("VOP1", "VOP2", "VOP3", "VOP3P", "VOPC", "VOP3B", "VOPD", "DPP", "SDWA", "VINTRP", "MFMA", "WMMA")
 
 
+LOST = 4096  # instructions without a head pass after which a wave is taken to have left its loop
+
+
 class NotProvable(Exception):
     """The proof cannot be made for this wave (reason in the message)."""
 
@@ -224,6 +227,7 @@ class _WaveLog:
     current: list = field(default_factory=list)
     scalars: tuple | None = None
     failed: str = ""
+    since: int = 0  # instructions since the last head pass
 
 
 def _snapshot(m, w) -> dict:
@@ -235,12 +239,12 @@ def _snapshot(m, w) -> dict:
 
 
 def _scalars(w) -> tuple:
-    return (tuple(w.s), w.exec, w.vcc, w.scc, w.m0)
+    return (w.s.copy(), w.exec, w.vcc, w.scc, w.m0)
 
 
 def _changed(before: tuple, after: tuple) -> list:
     out = []
-    if before[0] != after[0]:
+    if before[0] != after[0]:  # (list equality runs in C; the loop only when something changed)
         out += [("s", i) for i, (x, y) in enumerate(zip(before[0], after[0], strict=True)) if x != y]
     for name, i in (("exec", 1), ("vcc", 2), ("scc", 3), ("m0", 4)):
         if before[i] != after[i]:
@@ -262,6 +266,7 @@ class Prover:
         self.stores: set = set()  # ('m', word) and ('l', group, word) written by any wave in window 2
         self.invalidated = False
         self.cache = {}
+        self.failed = ""  # a wave's proof failed: the probe is over
 
     def live(self) -> list:
         return [w for w in self.m.waves if w.state in LIVE]
@@ -270,8 +275,11 @@ class Prover:
         self.counted += 1
         w = ev.wave
         if self.phase == 1:
-            v = self.visits.setdefault(w, {})
-            v[ev.pc] = v.get(ev.pc, 0) + 1
+            if not ev.instruction.is_waitcnt:  # (a blocked wait is issued again at the same PC: not a loop)
+                v = self.visits.setdefault(w, {})
+                v[ev.pc] = v.get(ev.pc, 0) + 1
+            return
+        if self.failed:
             return
         log = self.logs.get(w)
         if log is None or log.failed:
@@ -292,6 +300,10 @@ class Prover:
         if insn.mnemonic.startswith(_INVALIDATES):
             self.invalidated = True
         log.current.append(_Event(sh, insn, ev.exec_before, list(ev.memops), changed))
+        log.since += 1
+        if log.since > max(LOST, 4 * max((len(x) for x in log.segments), default=0)):
+            log.failed = self.failed = "the wave no longer passes its loop head"
+            return
         ctx = self.m._ctx
         nxt = insn.address if w.state == WAITING_COUNTERS and insn.is_waitcnt else (
             ctx.next_pc if ctx.next_pc is not None else insn.address + insn.size)
@@ -299,6 +311,12 @@ class Prover:
             log.segments = (log.segments + [log.current])[-2:]
             log.current = []
             log.heads = (log.heads + [_snapshot(self.m, w)])[-3:]
+            log.since = 0
+            if len(log.heads) == 3:  # a loop that makes progress fails here, and the probe ends at once
+                try:
+                    self._prove(w, log)
+                except NotProvable as exc:
+                    log.failed = self.failed = str(exc)
 
     def _stores(self, ev) -> None:
         for op in ev.memops:
@@ -318,12 +336,15 @@ class Prover:
                 continue
             _n, head = min(again)
             log = self.logs[w] = _WaveLog(head)
+            log.since = -sum(v.values())  # (its first head pass may be a whole window away)
             log.scalars = _scalars(w)
             if w.pc == head:
                 log.heads.append(_snapshot(self.m, w))
 
     def ready(self) -> bool:
-        """Every live wave has three head passes (or cannot get them)."""
+        """Every live wave has three head passes (or one wave's proof failed)."""
+        if self.failed:
+            return True
         for w in self.live():
             log = self.logs.get(w)
             if log is None or log.failed:
@@ -426,6 +447,8 @@ class Prover:
                 raise NotProvable(f"{k}{loc[1]} changes")
         elif k == "p":  # a word of the wave's private memory (offset in its backing range)
             off = loc[1] * 4 - w.scratch_base
+            if not 0 <= off <= len(first["private"]) - 4:
+                raise NotProvable("a private word outside the wave's private segment")
             if first["private"][off:off + 4] != last["private"][off:off + 4]:
                 raise NotProvable("a private word changes")
         elif k == "m":

@@ -187,8 +187,8 @@ class Workgroup:
 
 
 # Loop proofs (amddbg/emu/loopproof.py): the first probe starts after this many wave-instructions, the next ones
-# after twice the previous gap each time one fails, so a kernel that runs long without hanging pays little.
-PROBE_AFTER = 20_000
+# after four times the previous gap each time one fails, so a kernel that runs long without hanging pays little.
+PROBE_AFTER = 100_000
 
 
 def _chain(first: Callable, then: Callable | None) -> Callable:
@@ -837,7 +837,7 @@ class Machine:
 
                 live = sum(1 for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS))
                 prover = Prover(self, 0) if live else None
-                phase_end = total + max(2048, 256 * live)
+                phase_end = total + max(8192, 1024 * live)  # (long enough to see an outer loop twice)
                 if prover is not None:
                     hook = _chain(prover.hook, user_hook)
             elif prover is not None and prover.phase == 1 and total >= phase_end:
@@ -848,7 +848,7 @@ class Machine:
                 if why is not None:
                     return self._result("hang", why, total, t0)
                 prover, hook = None, user_hook
-                probe_gap *= 2
+                probe_gap *= 4
                 probe_at = total + probe_gap
             for w in ready:
                 turn = rng.randint(1, QUANTUM) if rng is not None else QUANTUM

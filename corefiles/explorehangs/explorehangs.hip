@@ -124,8 +124,8 @@ __global__ void divergent_barrier_lanes(int *out) {
 
 // ---- a racy hang: a publication at workgroup scope between workgroups ----
 
-// Workgroup 0 publishes `flag` at workgroup scope; the other workgroups do `work` steps and then poll it at
-// workgroup scope. When the writer runs first the readers fill their line after the write and finish; when a
+// Workgroup 0 publishes `flag` at workgroup scope; the other workgroups do `work` steps and then poll it with a
+// relaxed wavefront-scope load (a plain load on every target: GFX11's workgroup-scope `glc` would bypass GL1). When the writer runs first the readers fill their line after the write and finish; when a
 // reader polls first it caches the old line and, with nothing acquiring at agent scope, keeps reading it.
 __global__ void racy_publish(int *flag, int *out, int work) {
   unsigned t = tid_x();
@@ -136,6 +136,6 @@ __global__ void racy_publish(int *flag, int *out, int work) {
   }
   int acc = 0;
   for (int i = 0; i < work; i++) acc += i ^ (int)t;
-  while (__hip_atomic_load(flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP) == 0) __builtin_amdgcn_s_sleep(1);
+  while (__hip_atomic_load(flag, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WAVEFRONT) == 0) __builtin_amdgcn_s_sleep(1);
   out[group_x() * blockDim_x() + t] = acc;
 }

@@ -235,7 +235,8 @@ def render(core: Core, *, registers: bool = False, console=None, kernel: str | N
         t.add_row(*cells(q.queue_id, q.gpu_id, q.queue_type, _hex(q.ring_base_address), q.ring_size,
                          _hex(q.ctx_save_restore_address), ids, ", ".join(q.exceptions) or "-"))
     con.print(t)
-    head = ["queue", "dispatch", "grid", "workgroup", "kernel object", "entry"]
+    # "pkid": the AQL packet id, as ROCgdb labels it (PKID); "dispatch" is ROCgdb's 1-based handle in the REPL
+    head = ["queue", "pkid", "grid", "workgroup", "kernel object", "entry"]
     rows = []
     for d in core.dispatches:
         kd = d.kernel_descriptor
@@ -273,7 +274,7 @@ def render(core: Core, *, registers: bool = False, console=None, kernel: str | N
     if narrow:
         _narrow_waves(con, rows, where)
     else:
-        t = table(con, f"Waves ({len(rows)})", ["queue", "dispatch", "workgroup", "wave", "pc", "function",
+        t = table(con, f"Waves ({len(rows)})", ["queue", "pkid", "workgroup", "wave", "pc", "function",
                                                  "source", "exec", "status", "trapsts", "stop reason"],
                   free=("stop reason",))
         for (w, fn, src), wg in zip(rows, where, strict=True):
@@ -332,7 +333,7 @@ def _listing(con, title: str, head: list[str], rows: list[tuple[list[str], str]]
 def _narrow_waves(con, rows, where) -> None:
     """The wave table for terminals under 120 columns: a line of numbers per wave (about 75 columns),
     then the wave's function and source line indented below it, never cut or folded mid-name."""
-    head = ["#", "queue", "disp", "workgroup", "wave", "pc", "exec", "status", "stop reason"]
+    head = ["#", "queue", "pkid", "workgroup", "wave", "pc", "exec", "status", "stop reason"]
     body = []
     for i, ((w, fn, src), wg) in enumerate(zip(rows, where, strict=True)):
         body.append(([str(i), str(w.queue_id), "?" if w.dispatch_id is None else str(w.dispatch_id), wg,

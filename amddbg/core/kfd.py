@@ -109,6 +109,23 @@ AGENT_PROFILES: dict[str, dict[str, int]] = {
     },
 }
 
+# PCI device id -> the device's name as pci.ids spells it (what `info agents` shows as Device Name; ROCgdb
+# shows the marketing name the driver reports, which a core does not record). Ids without an entry show
+# the id itself.
+DEVICE_NAMES: dict[int, str] = {
+    0x740C: "Aldebaran/MI200 [Instinct MI250X/MI250]",
+    0x740F: "Aldebaran/MI200 [Instinct MI210]",
+    0x74A1: "Aqua Vanjaram [Instinct MI300X]",
+    0x744C: "Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]",
+}
+
+
+def device_name(device_id: int | None) -> str:
+    if not device_id:
+        return "unknown device"
+    return DEVICE_NAMES.get(device_id, f"device {device_id:#06x}")
+
+
 # ROCdbgapi 0.77 accepts ROCr's r_debug versions 8..10 (newer rocm-systems dbgapi wants 12).
 R_VERSION_MIN, R_VERSION_MAX = 8, 10
 

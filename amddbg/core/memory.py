@@ -37,7 +37,7 @@ class Segment:
 class SegmentMap:
     """Sorted, non-overlapping view of the PT_LOAD segments of several core files."""
 
-    def __init__(self, cores: list[ElfCore]) -> None:
+    def __init__(self, cores: list[ElfCore], primary: ElfCore | None = None) -> None:
         segs: list[Segment] = []
         for core in cores:
             for ph in core.phdrs:
@@ -60,13 +60,28 @@ class SegmentMap:
                         truncated,
                     )
                 )
-        # Segments holding data first so they win over empty stand-ins covering the same range.
-        segs.sort(key=lambda s: (s.vaddr, -s.filesz))
+        # Segments holding data first so they win over empty stand-ins covering the same range; at one
+        # address the primary file's (the GPU core, which holds the KFD note) first.
+        def first(s: Segment) -> bool:
+            return s.core is primary and s.filesz > 0
+
+        segs.sort(key=lambda s: (s.vaddr, not first(s), -s.filesz))
         kept: list[Segment] = []
         for s in segs:
             if kept and s.vaddr < kept[-1].end:
                 prev = kept[-1]
-                if s.vaddr == prev.vaddr and s.filesz > prev.filesz:
+                if first(s) and not first(prev):
+                    # The GPU core's bytes win over another file's (a host core of another process must not
+                    # replace the GPU core's link map): `prev` keeps only what lies before `s`.
+                    cut = s.vaddr - prev.vaddr
+                    if cut:
+                        kept[-1] = Segment(prev.vaddr, cut, min(prev.filesz, cut), prev.offset, prev.core,
+                                           prev.flags, prev.truncated)
+                    else:
+                        kept.pop()
+                    kept.append(s)
+                    continue
+                if s.vaddr == prev.vaddr and s.filesz > prev.filesz and not first(prev):
                     kept[-1] = s
                 # otherwise the earlier (data-holding) segment keeps the overlapped range
                 continue

@@ -221,16 +221,31 @@ class Debugger:
         cmd = self.resolve(word)
         hook = self._value_printer()
         if hook is None:
-            cmd.func((suffix + " " + rest.strip()).strip() if suffix else rest.strip())
+            self._call(cmd, (suffix + " " + rest.strip()).strip() if suffix else rest.strip())
             return
         from amddbg.session.values import reset_printer, use_printer
 
         token = use_printer(hook)
         try:
-            cmd.func((suffix + " " + rest.strip()).strip() if suffix else rest.strip())
+            self._call(cmd, (suffix + " " + rest.strip()).strip() if suffix else rest.strip())
         finally:
             reset_printer(token)
             self._drop_disabled_plugin_commands()
+
+    def _call(self, cmd: Command, argument: str) -> None:
+        if not self.json_mode:
+            cmd.func(argument)
+            return
+        # --json: every line on stdout is a JSON document. A command without a JSON form of its own has its
+        # text lines gathered into one {"command", "text": [...]} document (also when it fails part-way).
+        raw, text = self._out, []
+        self._out = lambda line: raw(line) if line.startswith("{") else text.append(safe_output(line))
+        try:
+            cmd.func(argument)
+        finally:
+            self._out = raw
+            if text:
+                self.emit_json({"command": f"{cmd.name} {argument}".strip(), "text": text})
 
     # -- helpers ------------------------------------------------------------------------------------------
     def emit_json(self, doc: dict) -> None:
@@ -338,6 +353,7 @@ class Debugger:
             e = a.entry
             rows.append({"id": i, "gpu_id": a.gpu_id, "target": a.processor, "num_xcc": a.num_xcc,
                          "location_id": e.get("location_id"), "device_id": e.get("device_id"),
+                         "device_name": _device_name(e.get("device_id")),
                          "exceptions": a.exceptions})
         if as_json:
             self.emit_json({"command": "info agents", "agents": rows})
@@ -345,14 +361,20 @@ class Debugger:
         if not rows:
             self.out("No agents are currently active.")
             return
-        self.out(f"{'  Id':<6}{'State':<8}{'Target Id':<24}{'Architecture':<14}{'Device Name':<14}Exceptions")
+        from amddbg.core.kfd import device_name
+
         cur = self._current_gpu()
+        table = [("", "Id", "State", "Target Id", "Architecture", "Device Name", "Location", "Exceptions")]
         for r in rows:
-            mark = "*" if r["gpu_id"] == cur else " "
             loc = r["location_id"] or 0
-            pci = f"{loc >> 8 & 0xFF:02x}:{loc >> 3 & 0x1F:02x}.{loc & 7}"
-            self.out(f"{mark} {r['id']:<4}{'A':<8}{'AMDGPU Agent (GPUID ' + str(r['gpu_id']) + ')':<24}"
-                     f"{r['target']:<14}{pci:<14}{', '.join(r['exceptions']) or '-'}")
+            table.append(("*" if r["gpu_id"] == cur else "", str(r["id"]), "A", f"AMDGPU Agent (GPUID {r['gpu_id']})",
+                          safe(r["target"]), device_name(r["device_id"]),
+                          f"{loc >> 8 & 0xFF:02x}:{loc >> 3 & 0x1F:02x}.{loc & 7}",
+                          ", ".join(r["exceptions"]) or "-"))
+        widths = [max(len(row[c]) for row in table) for c in range(len(table[0]))]
+        for row in table:  # columns as wide as their widest cell, two spaces apart (gdb's table style)
+            self.out((row[0] or " ") + " " + "  ".join(cell.ljust(w) for cell, w in zip(row[1:], widths[1:],
+                                                                                       strict=True)).rstrip())
 
     def _current_gpu(self):
         t = self.program.focus.thread
@@ -491,18 +513,20 @@ class Debugger:
             self.emit_json({"command": "info lanes", "thread": t.number, "target_id": t.target_id, "lanes": rows})
             return
         self.out(f"  {'Id':<5}{'State':<7}{'Target Id':<44}Frame")
-        wg = t.workgroup or ("?", "?", "?")
         for r in rows:
             mark = "*" if r["id"] == self.program.focus.lane else " "
-            pos = r["workgroup_pos"]
-            pos_t = f"[{pos[0]},{pos[1]},{pos[2]}]" if pos else "[?,?,?]"
-            tid = (f"AMDGPU Lane {t.agent_id}:{t.queue_handle}:{t.dispatch_handle}:{t.wave_id}/{r['id']} "
-                   f"({wg[0]},{wg[1]},{wg[2]}){pos_t}")
+            tid = _lane_target_id(t, r["id"], r["workgroup_pos"])
             frame = render.frame_summary(f0, r["id"]) if f0 and r["active"] else "(inactive)"
             self.out(f"{mark} {r['id']:<5}{'A' if r['active'] else 'I':<7}{tid:<44}{frame}")
 
     def info_registers(self, args: str) -> None:
+        as_json, args = self._json_flag(args)
         t = self.thread()
+        if as_json:
+            self.emit_json({"command": "info registers", "thread": t.number, "target_id": t.target_id,
+                            "lane": self.program.focus.lane if t.is_wave else None,
+                            "registers": self._register_values(t, args)})
+            return
         if not t.is_wave:
             regs = t.host.registers
             names = args.split() or list(regs)
@@ -510,7 +534,9 @@ class Debugger:
                 key = n.lstrip("$")
                 if key not in regs:
                     raise UsageError(f"Invalid register `{key}'")
-                self.out(f"{key:<15}{regs[key]:#-19x}{regs[key]}")
+                v = regs[key]
+                natural = f"{v:#x}" if key in ("rip", "rsp", "rbp") else str(v)  # gdb: pointers in hex
+                self.out(f"{key:<15}{v:<#19x}{natural}")
             return
         regs = t.registers
         names = [n.lstrip("$") for n in args.split()] or [n for n in regs.names() if not regs.is_vector(n)] + \
@@ -520,7 +546,7 @@ class Debugger:
             try:
                 if regs.is_vector(n):
                     vals = [regs.read_named(n, lane=ln) for ln in range(t.lanes)]
-                    self.out(f"{n:<15}{{" + ", ".join(f"{v:#010x}" for v in vals) + "}")
+                    self.out(f"{n:<15}{{" + render.repeats([f"{v:#010x}" for v in vals]) + "}")
                     continue
                 v = regs.read_named(n, lane=lane)
             except KeyError:
@@ -530,6 +556,32 @@ class Debugger:
                 continue
             width = 18 if n in ("pc", "exec", "vcc") and t.lanes == 64 or n == "pc" else 10
             self.out(f"{n:<15}{v:#0{width}x}{'':4}{v}")
+
+    def _register_values(self, t, args: str) -> dict:
+        """{name: int, or a list of per-lane ints for a vector register, or None when unavailable}."""
+        if not t.is_wave:
+            regs = t.host.registers
+            out = {}
+            for n in args.split() or list(regs):
+                key = n.lstrip("$")
+                if key not in regs:
+                    raise UsageError(f"Invalid register `{key}'")
+                out[key] = regs[key]
+            return out
+        regs = t.registers
+        names = [n.lstrip("$") for n in args.split()] or list(regs.names())
+        out = {}
+        for n in names:
+            try:
+                if regs.is_vector(n):
+                    out[n] = [regs.read_named(n, lane=ln) for ln in range(t.lanes)]
+                else:
+                    out[n] = regs.read_named(n, lane=self.program.focus.lane)
+            except KeyError:
+                raise UsageError(f"Invalid register `{n}'") from None
+            except Unavailable:
+                out[n] = None
+        return out
 
     def info_sharedlibrary(self, args: str) -> None:
         lcos = self.program.code_objects
@@ -843,13 +895,74 @@ class Debugger:
 
     def cmd_lane(self, args: str) -> None:
         t = self.thread()
+        if args.startswith("apply"):
+            self.lane_apply(t, args[5:].strip())
+            return
         if not args:
             self.out(f"[Current lane is {self.program.focus.lane}]")
             return
         n = _int(args.split()[0], "lane")
         self.program.select_lane(n)
-        state = "active" if n in t.active_lanes else "inactive"
-        self.out(f"[Switching to thread {t.number}, lane {n} ({state})]")
+        from amddbg.session.scope import ProgramScope
+
+        f = self.program.current_frame
+        pos = ProgramScope(self.program, f, n).lane_position() if f is not None else None
+        # ROCgdb: the lane's target id, then the frame line and source line as `thread N` prints them
+        self.out(f"[Switching to thread {t.number}, lane {n} ({safe(_lane_target_id(t, n, pos))})]")
+        if n not in t.active_lanes:
+            self.out(f"(lane {n} is inactive at the wave's PC)")
+        self._print_frame(f)
+
+    def lane_apply(self, t, args: str) -> None:
+        """ROCgdb's `lane apply all|LANE-LIST [FLAG]... [--] COMMAND`: COMMAND with each lane of the current
+        wave in focus, under a `Lane N (target id):` header; flags -q, -c, -s as for `thread apply`."""
+        if not t.is_wave:
+            raise UsageError("lane apply: the current thread is not a GPU wave")
+        words = args.split()
+        if not words:
+            raise UsageError("Please specify a lane ID list")
+        if words[0] == "all":
+            lanes, i = list(range(t.lanes)), 1
+        else:
+            lanes, i = [], 0
+            while i < len(words) and re.fullmatch(r"\d+(-\d+)?", words[i]):
+                for lo, hi in _ranges(words[i]):
+                    if hi >= t.lanes:
+                        raise UsageError(f"Lane {hi} does not exist on this thread.")
+                    lanes.extend(range(lo, hi + 1))
+                i += 1
+            if not lanes:
+                raise UsageError(f"Invalid lane ID: {words[0]}")
+        flags = set()
+        while i < len(words) and words[i] in ("-q", "-c", "-s", "--"):
+            i += 1
+            if words[i - 1] == "--":
+                break
+            flags.add(words[i - 1])
+        cmd = " ".join(words[i:])
+        if not cmd:
+            raise UsageError("Please specify a command following the lane ID list")
+        from amddbg.session.scope import ProgramScope
+
+        saved = self.program.focus.lane
+        f = self.program.current_frame
+        try:
+            for ln in lanes:
+                self.program.select_lane(ln)
+                if not self.json_mode and "-q" not in flags:
+                    pos = ProgramScope(self.program, f, ln).lane_position() if f is not None else None
+                    self.out("")
+                    self.out(f"Lane {ln} ({safe(_lane_target_id(t, ln, pos))}):")
+                try:
+                    self.execute(cmd)
+                except AmddbgError as exc:
+                    if "-s" in flags:
+                        continue
+                    if "-c" not in flags:
+                        raise
+                    self.out(safe(exc.user_message()))
+        finally:
+            self.program.select_lane(saved)
 
     def _print_frame(self, f) -> None:
         if f is None:
@@ -1122,6 +1235,12 @@ class Debugger:
                          'Argument required (expression to compute).')
 
     def cmd_show(self, args: str) -> None:
+        if args.strip() == "version":  # gdb's first line names the debugger and its version
+            from amddbg import __version__
+
+            self.out(f"amddbg {__version__}")
+            self.out("Postmortem debugger for AMD GPUs: GPU cores (split, host + GPU, unified) and code objects.")
+            return
         if not args:
             for name in sorted(SETTING_KINDS):
                 self.out(f"{name}: {self._show_value(name)}")
@@ -1193,6 +1312,20 @@ def _int(text: str, what: str) -> int:
         return int(text, 0)
     except ValueError:
         raise UsageError(f"Invalid {what}: {text}") from None
+
+
+def _lane_target_id(t, lane: int, pos) -> str:
+    """ROCgdb's lane target id: `AMDGPU Lane AGENT:QUEUE:DISPATCH:WAVE/LANE (WG)[POSITION]`."""
+    wg = t.workgroup or ("?", "?", "?")
+    pos_t = f"[{pos[0]},{pos[1]},{pos[2]}]" if pos else "[?,?,?]"
+    return (f"AMDGPU Lane {t.agent_id}:{t.queue_handle}:{t.dispatch_handle}:{t.wave_id}/{lane} "
+            f"({wg[0]},{wg[1]},{wg[2]}){pos_t}")
+
+
+def _device_name(device_id):
+    from amddbg.core.kfd import device_name
+
+    return device_name(device_id)
 
 
 def _ranges(text: str) -> list[tuple[int, int]]:

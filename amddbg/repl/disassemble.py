@@ -26,7 +26,12 @@ def print_instructions(dbg, insns, *, pc: int | None, raw: bool = False, source:
         sym = f" <{safe(plain_name(_dem(hit[1].name)))}+{hit[2]}>" if hit else ""
         mark = "=> " if pc is not None and i.address == pc else "   "
         rawtext = ("\t" + " ".join(f"{b:02x}" for b in i.raw)) if raw else ""
-        dbg.out(f"{mark}0x{i.address:016x}{sym}:{rawtext}\t{safe(i.text)}")
+        text = safe(i.text)
+        target = getattr(i, "branch_target", None)
+        if target is not None:  # ROCgdb: the branch's target address and symbol after the operand
+            th = program.symbol_at(target)
+            text += f" # {target:#x}" + (f" <{safe(plain_name(_dem(th[1].name)))}+{th[2]}>" if th else "")
+        dbg.out(f"{mark}0x{i.address:016x}{sym}:{rawtext}\t{text}")
 
 
 def _dem(name):

@@ -120,7 +120,8 @@ def examine(dbg, args: str) -> None:
                 break
             insns.append(i)
             addr = i.address + i.size
-        print_instructions(dbg, insns, pc=None)
+        frame = dbg.program.current_frame  # gdb marks the selected frame's PC with `=>`
+        print_instructions(dbg, insns, pc=frame.pc if frame is not None else None)
         dbg.last_x.update(fmt=fmt, next=addr, space=space)
         return
     if fmt == "s":

@@ -122,3 +122,23 @@ def kernel_label(program, thread) -> str:
     from amddbg.dwarf.demangle import demangle
 
     return f' "{safe(plain_name(demangle(k) or k))}"'
+
+
+REPEAT_THRESHOLD = 10  # gdb's `set print repeats` default
+
+
+def repeats(items: list[str], threshold: int = REPEAT_THRESHOLD) -> str:
+    """Array elements joined as gdb prints them: a run of at least `threshold` equal elements becomes
+    `V <repeats N times>` (`info registers v1` of a uniform VGPR is `{0x00000000 <repeats 64 times>}`)."""
+    out: list[str] = []
+    i = 0
+    while i < len(items):
+        j = i
+        while j < len(items) and items[j] == items[i]:
+            j += 1
+        if j - i >= threshold:
+            out.append(f"{items[i]} <repeats {j - i} times>")
+        else:
+            out.extend(items[i:j])
+        i = j
+    return ", ".join(out)

@@ -31,7 +31,8 @@ def summary_lines(program) -> list[str]:
         k = program.kernel_name(d)
         grid = "[" + ",".join(map(str, d.grid_size)) + "]" if d.grid_size else "?"
         wg = "[" + ",".join(map(str, d.workgroup_size)) + "]" if d.workgroup_size else "?"
-        out.append(f"  {program.agent_index(d.gpu_id)}:{d.queue_id}:{d.dispatch_id}  "
+        out.append(f"  {program.agent_index(d.gpu_id)}:{program.queue_handle(d.gpu_id, d.queue_id)}:"
+                   f"{program.dispatch_handle(d)} (PKID {d.dispatch_id})  "
                    f"{safe(plain_name(_dem(k)) if k else '??')}  grid {grid}  workgroup {wg}")
     if len(ds) > 8:
         out.append(f"  ... {len(ds) - 8} more (info dispatches)")

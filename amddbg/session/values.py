@@ -391,6 +391,11 @@ class LaneValues:
         return None
 
     def format(self, fmt: str | None = None, *, marks: bool = True) -> str:
+        """Grouped by value. A value every lane shares is printed once, unmarked: it does not depend on
+        the lane, so where an inactive lane was evaluated does not change it (`print -lane all $s0`)."""
+        plain = {v.format(fmt) for v in self.values.values()}
+        if len(plain) == 1:
+            return next(iter(plain))
         texts = {}
         for ln, v in self.values.items():
             t = v.format(fmt)
@@ -401,6 +406,9 @@ class LaneValues:
 
     @property
     def marked_lanes(self) -> list[int]:
+        """Lanes whose value was evaluated at the wave PC, when that is shown (values differ by lane)."""
+        if len({v.format() for v in self.values.values()}) == 1:
+            return []
         return [ln for ln, v in self.values.items() if v.pc_marked]
 
     def __str__(self) -> str:

@@ -75,8 +75,12 @@ def test_print_history_lanes_and_failures(chain_core):
                "print/x $1 + 8", "-ex", "lane 40", "-ex", "print x", str(chain_core[0]))
     assert r.returncode == 1  # a command failed, later ones still ran
     assert r.stderr.strip() == 'amddbg: error: No symbol "nosuchvar" in current context.'
+    # `lane N` prints the lane's target id and the frame, as ROCgdb does (issue 23)
+    frame = "#0  0x00007f0010002038 in third_level (x=9) at /amddbg/corefiles/src/probe.hip:33"
+    source = "33\t__device__ __attribute__((noinline)) int third_level(int x) { return x * 7 - 3; }"
     assert r.stdout.splitlines() == ["$1 = 7", "$2 = {lanes 0-31: 7, 32-62: 9, 63: 10}", "$3 = 0xf",
-                                     "[Switching to thread 1, lane 40 (active)]", "$4 = 9"]
+                                     "[Switching to thread 1, lane 40 (AMDGPU Lane 1:1:1:1/40 (1,0,0)[40,0,0])]",
+                                     frame, source, "$4 = 9"]
 
 
 def test_command_file_and_quit(tmp_path, chain_core):

@@ -253,6 +253,30 @@ class Evaluator:
             return Value(target, None, error="<unavailable>", address=address, space=space, lane=self.scope.lane)
         return Value(target, data, address=address, space=space, lane=self.scope.lane)
 
+    ARRAY_AT_MAX = 1 << 20  # bytes `X@N` may read (gdb's max-value-size is 64 KiB by default; a core can hold more)
+
+    def _artificial_array(self, first: Value, count: Value) -> Value:
+        """gdb's `X@N`: N objects of X's type starting at X's address (`p *in@4`)."""
+        n = count.to_int()
+        if n <= 0:
+            raise UsageError("Only values in memory can be extended with '@'." if first.address is None
+                             else "Non-positive repeat count.")
+        if first.address is None:
+            raise UsageError("Only values in memory can be extended with '@'.")
+        size = type_size(first.type)
+        if size <= 0:
+            raise UsageError(f"cannot repeat a value of incomplete type {type_name(first.type)}")
+        if size * n > self.ARRAY_AT_MAX:
+            raise UsageError(f"value requires {size * n} bytes, which is more than the {self.ARRAY_AT_MAX} bytes "
+                             "`@` reads")
+        t = _ArtificialArray(first.type, n)
+        try:
+            data = self.scope.read_memory(first.space or "generic", first.address, size * n, self.scope.lane)
+        except Unavailable:
+            return Value(t, None, error="<unavailable>", address=first.address, space=first.space,
+                         lane=self.scope.lane)
+        return Value(t, data, address=first.address, space=first.space, lane=self.scope.lane)
+
     def _index(self, node) -> Value:
         base = self.eval(node[1])
         i = self.eval(node[2]).to_int()
@@ -346,6 +370,8 @@ class Evaluator:
             return Value.from_int(1 if self.eval(node[2]).truthy() and self.eval(node[3]).truthy() else 0, INT)
         if op == "||":
             return Value.from_int(1 if self.eval(node[2]).truthy() or self.eval(node[3]).truthy() else 0, INT)
+        if op == "@":
+            return self._artificial_array(self.eval(node[2]), self.eval(node[3]))
         a, b = self.eval(node[2]), self.eval(node[3])
         for v in (a, b):
             if v.data is None:
@@ -466,6 +492,31 @@ def _int_value(n: int, t) -> Value:
 def _subarray(t, dims):
     """A sub-array of a multi-dimensional DWARF array: represented by its element type and dims."""
     return _SubArray(t, dims)
+
+
+class _ArtificialArray:
+    """The type of `X@N`: an array of N elements of X's type."""
+
+    def __init__(self, target, count: int) -> None:
+        self.target = target
+        self.dims = [count]
+
+    def strip(self):
+        return self
+
+    kind = "array"
+
+    @property
+    def size(self):
+        return type_size(self.target) * self.dims[0]
+
+    @property
+    def name(self):
+        return f"{type_name(self.target)} [{self.dims[0]}]"
+
+    members: list = []
+    encoding = None
+    address_space = None
 
 
 class _SubArray:

@@ -22,7 +22,7 @@ _TOKEN = re.compile(r"""
   | (?P<str>"(?:\\.|[^"\\])*")
   | (?P<dollar>\$\$\d*|\$\d+|\$[A-Za-z_]\w*|\$)
   | (?P<ident>[A-Za-z_]\w*)
-  | (?P<op>->|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>=?:.,()\[\]\#])
+  | (?P<op>->|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>=?:.,()\[\]\#@])
 """, re.X)
 
 TYPE_WORDS = {"int", "unsigned", "signed", "char", "short", "long", "float", "double", "bool", "_Bool", "void",
@@ -148,7 +148,7 @@ class Parser:
         return c
 
     LEVELS = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<", ">>"),
-              ("+", "-"), ("*", "/", "%")]
+              ("+", "-"), ("*", "/", "%"), ("@",)]  # gdb: `@` binds tighter than `*`, looser than unary
 
     def binary(self, level: int):
         if level == len(self.LEVELS):

@@ -255,7 +255,7 @@ def render(core: Core, *, registers: bool = False, console=None, kernel: str | N
         t.add_row(*cells(_hex(c.load_address), c.uri))
     con.print(t)
     if kernel is not None:
-        from amddbg.cli.info import matches
+        from amddbg.dwarf.demangle import name_matches as matches
         from amddbg.errors import UsageError
 
         names = {core.kernel_name(d) for d in core.dispatches} - {None}

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from amddbg.codeobj import CodeObject, classify, embedded_code_objects
+from amddbg.dwarf.demangle import name_matches
 from amddbg.errors import FormatError, NotSupported, UsageError
 from amddbg.textsafe import safe
 
@@ -85,43 +86,13 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def name_forms(symbol: str) -> set[str]:
-    """Every spelling a user may give for a kernel or function symbol: the mangled name, the full
-    demangled signature, the signature without its return type, the name without parameters, and
-    the name without template arguments (`probe` matches `void probe<int>(int*)`)."""
-    from amddbg.dwarf.demangle import demangle
-
-    try:
-        d = demangle(symbol)
-    except Exception:  # noqa: BLE001 - a name the demangler cannot read is matched as written
-        d = symbol
-    forms = {symbol, d}
-    paren = d.find("(")
-    head, params = (d[:paren], d[paren:]) if paren >= 0 else (d, "")
-    depth, cut = 0, 0
-    for i, c in enumerate(head):  # the return type ends at the last top-level space
-        depth += c == "<"
-        depth -= c == ">"
-        if c == " " and depth == 0:
-            cut = i + 1
-    name = head[cut:]
-    forms |= {name + params, name}
-    if name.endswith(">") and "<" in name:
-        forms.add(name[: name.index("<")])
-    return {f for f in forms if f}
-
-
-def matches(query: str, symbol: str | None) -> bool:
-    return bool(symbol) and (query == symbol or query in name_forms(symbol))
-
-
 def _filter_kernel(doc: dict[str, Any], name: str | None, where: str, required: bool = True) -> dict[str, Any]:
     if name is None:
         return doc
-    kernels = [k for k in doc["kernels"] if matches(name, k.get("name")) or matches(name, k.get("symbol"))]
+    kernels = [k for k in doc["kernels"] if name_matches(name, k.get("name")) or name_matches(name, k.get("symbol"))]
     if not kernels and required:
         funcs = [f["name"] for f in doc.get("functions", [])
-                 if f.get("kind") == "function" and matches(name, f["name"])]
+                 if f.get("kind") == "function" and name_matches(name, f["name"])]
         if funcs:
             raise UsageError(f"{safe(name)} is a device function ({safe(funcs[0])}), not a kernel, in {safe(where)}; "
                              "use `amddbg disasm --function` or addr2line for it")

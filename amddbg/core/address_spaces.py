@@ -1,4 +1,4 @@
-"""`amddbg.target.Memory` over a core: global/generic/constant from the segments, LOCAL from the LDS
+"""`amddbg.amdgpu.Memory` over a core: global/generic/constant from the segments, LOCAL from the LDS
 saved with a workgroup's first wave, PRIVATE from the wave's scratch slot (per wave only).
 
 Generic addresses are classified with the agent's apertures from the KFD note (`lds_base/limit`,
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from amddbg.amdgpu.address_space import AddressSpace, private_lane_to_wave
 from amddbg.errors import NotSupported, Unavailable
-from amddbg.target.address_space import AddressSpace, private_lane_to_wave
 
 if TYPE_CHECKING:
     from amddbg.core.model import Wave

@@ -605,3 +605,60 @@ def demangle(name: str) -> str:
     except (OSError, subprocess.SubprocessError):
         return name
     return out or name
+
+
+def plain_name(name: str | None) -> str:
+    """``divergent_barrier(int*, int*)`` -> ``divergent_barrier``; ``probe<int>(int*)`` -> ``probe<int>``: the short
+    name every view prints for a demangled function (name shortening sits beside the demangler)."""
+    if not name:
+        return "??"
+    depth = 0
+    cut = len(name)
+    for i, ch in enumerate(name):
+        if ch in "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth == 0 and i > 0:
+            cut = i
+            break
+    head = name[:cut]
+    depth = 0
+    last_space = -1
+    for i, ch in enumerate(head):  # drop a template's return type: "void probe<int>" -> "probe<int>"
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == " " and depth == 0:
+            last_space = i
+    return head[last_space + 1:] if last_space >= 0 and not head.startswith("operator") else head
+
+
+def name_forms(symbol: str) -> set[str]:
+    """Every spelling a user may give for a kernel or function symbol: the mangled name, the full
+    demangled signature, the signature without its return type, the name without parameters, and
+    the name without template arguments (`probe` matches `void probe<int>(int*)`)."""
+    try:
+        d = demangle(symbol)
+    except Exception:  # noqa: BLE001 - a name the demangler cannot read is matched as written
+        d = symbol
+    forms = {symbol, d}
+    paren = d.find("(")
+    head, params = (d[:paren], d[paren:]) if paren >= 0 else (d, "")
+    depth, cut = 0, 0
+    for i, c in enumerate(head):  # the return type ends at the last top-level space
+        depth += c == "<"
+        depth -= c == ">"
+        if c == " " and depth == 0:
+            cut = i + 1
+    name = head[cut:]
+    forms |= {name + params, name}
+    if name.endswith(">") and "<" in name:
+        forms.add(name[: name.index("<")])
+    return {f for f in forms if f}
+
+
+def name_matches(query: str, symbol: str | None) -> bool:
+    """Does the user's `query` name `symbol` in one of its `name_forms`?"""
+    return bool(symbol) and (query == symbol or query in name_forms(symbol))

@@ -18,6 +18,7 @@ import enum
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.dwarf.cfi import FDE, FrameSection, Row, compute_rows, frame_sections
 from amddbg.dwarf.cfi.rows import (
     EXPRESSION,
@@ -37,7 +38,6 @@ from amddbg.dwarf.expr.location import EvaluationError, Location, Memory, Regist
 from amddbg.dwarf.expr.ops import Encoding, encode, encoding_for
 from amddbg.dwarf.expr.regs import EXEC_32, EXEC_64, PC_64, register_info
 from amddbg.errors import AmddbgError, NotSupported
-from amddbg.target import AddressSpace
 
 __all__ = ["CodeInfo", "Frame", "FrameContext", "Function", "LaneFrame", "Method", "abi_row", "frames_for_lane",
            "unwind"]

@@ -174,6 +174,12 @@ def describe(item, t: Type) -> str:
     return format_value(t, bytes(item))
 
 
+def lane_ranges(mask: int, lanes: int) -> str:
+    """The lanes of an EXEC-like `mask` as ranges: ``0-31``, ``1,3,5``, ``1-7,9-15``; ``none`` for no lane."""
+    picked = [ln for ln in range(lanes) if mask >> ln & 1]
+    return _ranges(picked) if picked else "none"
+
+
 def _ranges(lanes: list[int]) -> str:
     out = []
     start = prev = lanes[0]

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from amddbg.amdgpu.address_space import private_lane_to_wave
 from amddbg.emu.errors import MemoryViolation
 from amddbg.emu.limits import EAGER_MAP, check
-from amddbg.target.address_space import private_lane_to_wave
 
 PAGE = 4096
 _PAGE_SHIFT = np.uint64(12)

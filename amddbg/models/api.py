@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from amddbg.amdgpu import Scope
 from amddbg.models import rel as R
 from amddbg.models.checker import Execution, Scenario, enumerate_executions
 from amddbg.models.events import INIT, Event, Kind
 from amddbg.models.memory import Options
 from amddbg.models.verdict import explain_race
-from amddbg.target import Scope
 
 
 @dataclass

@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from amddbg.amdgpu import Scope
 from amddbg.errors import UsageError
 from amddbg.models.events import Event, Kind
-from amddbg.target import Scope
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from amddbg.target import Scope
+from amddbg.amdgpu import Scope
 
 
 class Kind(enum.Enum):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations, product
 
+from amddbg.amdgpu import Scope
 from amddbg.errors import NotSupported
 from amddbg.models import rel as R
 from amddbg.models.checker import Scenario, enumerate_executions
@@ -23,7 +24,6 @@ from amddbg.models.events import INIT, Event, Kind
 from amddbg.models.litmus.herd import HerdTest, HerdThread
 from amddbg.models.memory import Options
 from amddbg.models.verdict import Verdict, describe_rf, explain_race
-from amddbg.target import Scope
 
 UNROLL_BOUND = 3
 _MAX_PATHS = 20000

@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
+from amddbg.amdgpu import Scope
 from amddbg.models import rel as R
 from amddbg.models.events import INIT, Event, Kind
-from amddbg.target import Scope
 
 # Vulkan instance domains used by the chains: subgroup, workgroup, queue family, shader (device).
 _LEVELS = (Scope.WAVEFRONT, Scope.WORKGROUP, Scope.QUEUE_FAMILY, Scope.AGENT)

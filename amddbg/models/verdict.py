@@ -108,7 +108,7 @@ def explain_race(ex: Execution, a: int, b: int) -> list[str]:
 
 
 def _common_level(a, b) -> str:
-    from amddbg.target import Scope
+    from amddbg.amdgpu import Scope
 
     for lv in (Scope.WAVEFRONT, Scope.WORKGROUP, Scope.QUEUE_FAMILY):
         if a.instances.get(lv) is not None and a.instances.get(lv) == b.instances.get(lv):

@@ -17,6 +17,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from amddbg.dwarf.demangle import plain_name
 from amddbg.errors import AmddbgError, NotSupported, Unavailable, UsageError
 from amddbg.repl import render
 from amddbg.textsafe import safe, safe_output
@@ -409,7 +410,7 @@ class Debugger:
             rows.append({"agent": self.program.agent_index(d.gpu_id), "queue_id": d.queue_id,
                          "dispatch_id": d.dispatch_id, "grid": list(d.grid_size) if d.grid_size else None,
                          "workgroup": list(d.workgroup_size) if d.workgroup_size else None,
-                         "kernel": k, "kernel_function": render.plain_name(_demangle(k)) if k else None,
+                         "kernel": k, "kernel_function": plain_name(_demangle(k)) if k else None,
                          "packet_address": d.packet_address, "error": d.error})
         if as_json:
             self.emit_json({"command": "info dispatches", "dispatches": rows})
@@ -438,7 +439,7 @@ class Debugger:
             frames = []
         if frames:
             f = frames[0]
-            d["frame"] = {"function": render.plain_name(f.function), "file": f.file, "line": f.line}
+            d["frame"] = {"function": plain_name(f.function), "file": f.file, "line": f.line}
         else:
             d["frame"] = None
         if t.is_wave:
@@ -507,7 +508,7 @@ class Debugger:
             pos = scope.lane_position()
             rows.append({"id": ln, "active": active, "workgroup_pos": list(pos) if pos else None,
                          "pc": t.pc, "pc_is_wave_pc": True,
-                         "frame": {"function": render.plain_name(f0.function), "file": f0.file, "line": f0.line}
+                         "frame": {"function": plain_name(f0.function), "file": f0.file, "line": f0.line}
                          if f0 else None})
         if as_json:
             self.emit_json({"command": "info lanes", "thread": t.number, "target_id": t.target_id, "lanes": rows})
@@ -601,7 +602,7 @@ class Debugger:
 
     def info_frame(self, args: str) -> None:
         f = self.frame()
-        self.out(f"Stack level {f.level}, frame at pc = {f.pc:#x} in {safe(render.plain_name(f.function))}"
+        self.out(f"Stack level {f.level}, frame at pc = {f.pc:#x} in {safe(plain_name(f.function))}"
                  + (f" ({safe(f.file)}:{f.line})" if f.file else "") + ";")
         self.out(f" unwound by: {f.method}" + (" (inlined into the frame above)" if f.inlined else ""))
         if f.level + 1 < len(f.thread.frames()):
@@ -642,7 +643,7 @@ class Debugger:
             self.out(f"No line number information available for address {addr:#x}")
             return
         s = srcs[0]
-        self.out(f'Line {s.line} of "{safe(s.file)}" is at address {addr:#x} <{safe(render.plain_name(s.function))}>.')
+        self.out(f'Line {s.line} of "{safe(s.file)}" is at address {addr:#x} <{safe(plain_name(s.function))}>.')
 
     def info_source(self, args: str) -> None:
         f = self.frame()
@@ -664,7 +665,7 @@ class Debugger:
             self.out(f"No symbol matches {args}.")
             return
         lco, sym, off = hit
-        name = render.plain_name(_demangle(sym.name))
+        name = plain_name(_demangle(sym.name))
         where = f" in section .text of {safe(lco.uri)}"
         self.out(f"{safe(name)}{f' + {off}' if off else ''}{where}")
 
@@ -681,7 +682,7 @@ class Debugger:
         hits = self.program.lookup_function(name)
         if hits:
             lco, s = hits[0]
-            self.out(f'Symbol "{safe(render.plain_name(_demangle(s.name)))}" is a function at address '
+            self.out(f'Symbol "{safe(plain_name(_demangle(s.name)))}" is a function at address '
                      f"{s.address + lco.load_address:#x}.")
             return
         raise UsageError(f'No symbol "{name}" in current context.')
@@ -792,7 +793,7 @@ class Debugger:
         rep = record(m, max_instructions=ns.max_instructions or 2_000_000)
         self.out(f"{rep.status}: {rep.reason}; SIMD efficiency {rep.efficiency:.1%} "
                  f"({rep.slots - rep.active} of {rep.slots} lane-slots lost)")
-        from amddbg.teach.divergence import lane_ranges
+        from amddbg.dwarf.values import lane_ranges
 
         for k in sorted(rep.lines):
             st = rep.lines[k]
@@ -1007,7 +1008,7 @@ class Debugger:
         if as_json:
             out = []
             for f in shown:
-                d = {"level": f.level, "pc": f.pc, "function": render.plain_name(f.function),
+                d = {"level": f.level, "pc": f.pc, "function": plain_name(f.function),
                      "linkage_name": f.linkage_name, "file": f.file, "line": f.line, "column": f.column,
                      "inlined": f.inlined, "method": f.method, "show_address": render.show_address(f),
                      "args": [{"name": a.name, "value": _fmt(a, lane)} for a in _safe_list(f.arguments)]}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from amddbg.dwarf.demangle import plain_name
 from amddbg.errors import UsageError
-from amddbg.repl.render import plain_name
 from amddbg.textsafe import safe
 
 

@@ -8,35 +8,9 @@ its line, or for the caller of an inlined frame), ``Thread N (TARGET-ID):`` head
 
 from __future__ import annotations
 
+from amddbg.dwarf.demangle import plain_name
 from amddbg.errors import AmddbgError
 from amddbg.textsafe import safe
-
-
-def plain_name(name: str | None) -> str:
-    """``divergent_barrier(int*, int*)`` -> ``divergent_barrier``; ``probe<int>(int*)`` -> ``probe<int>``."""
-    if not name:
-        return "??"
-    depth = 0
-    cut = len(name)
-    for i, ch in enumerate(name):
-        if ch in "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif ch == "(" and depth == 0 and i > 0:
-            cut = i
-            break
-    head = name[:cut]
-    depth = 0
-    last_space = -1
-    for i, ch in enumerate(head):  # drop a template's return type: "void probe<int>" -> "probe<int>"
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        elif ch == " " and depth == 0:
-            last_space = i
-    return head[last_space + 1:] if last_space >= 0 and not head.startswith("operator") else head
 
 
 def show_address(frame) -> bool:

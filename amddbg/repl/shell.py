@@ -160,7 +160,7 @@ class DebuggerCompleter:
                         out.add(v.name)
             except AmddbgError:
                 pass
-        from amddbg.repl.render import plain_name
+        from amddbg.dwarf.demangle import plain_name
 
         for lco in self.dbg.program.code_objects:
             try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from collections import Counter
 
+from amddbg.dwarf.demangle import plain_name
 from amddbg.errors import AmddbgError
-from amddbg.repl.render import plain_name
 from amddbg.textsafe import safe
 
 

@@ -340,7 +340,7 @@ def _every_faulting_lane(m, w):
 
 def _stopped_findings(r) -> list[Finding]:
     """Faults and traps replay ran into, from the emulator's waves (their core threads give the source)."""
-    from amddbg.teach.divergence import lane_ranges
+    from amddbg.dwarf.values import lane_ranges
 
     groups: dict = {}
     for w, t in r.state.threads.items():

@@ -66,7 +66,7 @@ class Explanation:
 
 
 def _ranges(mask: int, lanes: int) -> str:
-    from amddbg.teach.divergence import lane_ranges
+    from amddbg.dwarf.values import lane_ranges
 
     return lane_ranges(mask, lanes)
 

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.emu.limits import check as check_budget
 from amddbg.emu.machine import ARCHITECTED_FLAT_SCRATCH, Machine, Workgroup, _startswith_any, family_of
 from amddbg.emu.memory import LDS, PAGE
 from amddbg.emu.wave import ENDED, FAULTED, READY, TRAPPED, WAITING_BARRIER, Wave
 from amddbg.errors import AmddbgError, Unavailable
 from amddbg.session.threads import WaveState
-from amddbg.target import AddressSpace
 
 # Larger than any AMD GPU's LDS per workgroup (64 KiB GFX9-GFX11, 160 KiB gfx950, 320 KiB gfx1250): a
 # packet asking for more is damaged, and replay would allocate it once per workgroup.

@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from amddbg.target import Scope
+from amddbg.amdgpu import Scope
 
 ROOT = Path(__file__).resolve().parents[2] / "corefiles" / "litmus-kernels"
 

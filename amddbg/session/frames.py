@@ -166,7 +166,7 @@ def wave_context(thread: WaveThread) -> TargetContext:
 
 
 class _WaveMemoryAdapter:
-    """`amddbg.target.Memory` over `core.address_spaces.WaveMemory` (LDS of the wave's own workgroup)."""
+    """`amddbg.amdgpu.Memory` over `core.address_spaces.WaveMemory` (LDS of the wave's own workgroup)."""
 
     def __init__(self, wave) -> None:
         self._mem = wave.memory

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.errors import AmddbgError, FormatError, Unavailable, UsageError
 from amddbg.session.frames import Frame, SourceFrame
 from amddbg.session.threads import HostThread, Thread, WaveThread
-from amddbg.target import AddressSpace
 
 SPACE_NAMES = {
     "global": AddressSpace.GLOBAL,

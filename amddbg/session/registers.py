@@ -1,4 +1,4 @@
-"""A wave's saved registers by DWARF number and by assembler name (`amddbg.target.Registers`).
+"""A wave's saved registers by DWARF number and by assembler name (`amddbg.amdgpu.Registers`).
 
 Scalar names follow ROCgdb: ``pc``, ``exec``, ``vcc``, ``m0``, ``status``, ``trapsts``, ``mode``, ``sN``,
 ``ttmpN``; vector ``vN``/``aN`` need a lane. VCC lives in the SGPR file's alias slots (the two SGPRs

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from amddbg.dwarf.values import lane_ranges
+
 VECTOR_SPACES = ("global", "flat", "scratch", "buffer", "lds", "gds")
 
 
@@ -21,21 +23,6 @@ def is_vector(insn) -> bool:
         return True
     mem = insn.memory
     return mem is not None and mem.space.value in VECTOR_SPACES
-
-
-def lane_ranges(mask: int, lanes: int) -> str:
-    out = []
-    i = 0
-    while i < lanes:
-        if mask >> i & 1:
-            j = i
-            while j + 1 < lanes and mask >> (j + 1) & 1:
-                j += 1
-            out.append(f"{i}" if i == j else f"{i}-{j}")
-            i = j + 1
-        else:
-            i += 1
-    return ",".join(out) if out else "none"
 
 
 @dataclass
@@ -194,7 +181,7 @@ def record(machine, *, max_instructions: int | None = 2_000_000) -> DivergenceRe
     result = machine.run(max_instructions=max_instructions, hook=hook)
     recs.extend(held["info"] for held in pending.values())
     recs.sort(key=lambda d: d["event"])  # in the order they happened (a widening is kept until the next change)
-    from amddbg.repl.render import plain_name
+    from amddbg.dwarf.demangle import plain_name
 
     kname = machine.dispatch_info.get("kernel", "?")
     rep = DivergenceReport(plain_name(demangle(kname) or kname), machine.lanes, result.status, result.reason,

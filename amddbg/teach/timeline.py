@@ -62,7 +62,7 @@ def rich_view(report, *, max_columns: int = 100):
     t.add_column("lanes (most frequent EXEC)")
     for k in sorted(report.lines):
         s = report.lines[k]
-        from amddbg.teach.divergence import lane_ranges
+        from amddbg.dwarf.values import lane_ranges
 
         mask, _ = s.masks.most_common(1)[0]
         t.add_row(rich_text(f"{os.path.basename(s.file)}:{s.line}", style=colours[k]), rich_text(s.function),
@@ -216,7 +216,7 @@ def _nice_step(n: int) -> int:
 def html_page(report) -> str:
     """One self-contained page: the SVG (scaled to the window), a table of lines with their source text, active
     lanes and efficiency, and the divergence and reconvergence points."""
-    from amddbg.teach.divergence import lane_ranges
+    from amddbg.dwarf.values import lane_ranges
 
     rows = []
     colours = line_colours(report)

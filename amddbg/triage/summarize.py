@@ -35,7 +35,7 @@ def _digest(lco) -> str:
 def _label(function: str | None, file: str | None, line: int) -> str:
     """``name:line``: the innermost frame's line, and for every outer frame (inlined or called) the line of
     its call site, as `bt` shows them. Two call sites of one helper are two branches (STAT's call paths)."""
-    from amddbg.repl.render import plain_name
+    from amddbg.dwarf.demangle import plain_name
 
     name = plain_name(function)
     return f"{name}:{line}" if line else name
@@ -97,7 +97,7 @@ def summarize_core(path: str | list[str], *, sysroot: str | None = None, solib_s
             groups: dict[tuple, list] = defaultdict(list)
             for t in prog.waves:
                 kernel = t.kernel
-                from amddbg.repl.render import plain_name
+                from amddbg.dwarf.demangle import plain_name
 
                 kname = plain_name(_demangle(kernel)) if kernel else "??"
                 groups[(kname, _stack(t), _state(t))].append(t)

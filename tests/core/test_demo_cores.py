@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.core import open_core
-from amddbg.target import AddressSpace
 
 ROOT = Path(__file__).resolve().parents[2]
 CORES = ROOT / "corefiles" / "cores"

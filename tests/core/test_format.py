@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from core_scenarios import build
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.cli.main import main
 from amddbg.core import open_core
 from amddbg.core.elffile import EM_AMDGPU, EM_X86_64, ElfCore
@@ -20,7 +21,6 @@ from amddbg.core.merge import merge_cores
 from amddbg.core.rdebug import encode_file_uri, parse_uri
 from amddbg.core.writer import CoreBuilder, HostImage
 from amddbg.errors import FormatError, Unavailable, UsageError
-from amddbg.target import AddressSpace
 
 ROOT = Path(__file__).resolve().parents[2]
 CO = ROOT / "corefiles" / "co" / "llvm22-gfx90a-w64-O2-hip.co"

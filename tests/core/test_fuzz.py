@@ -13,11 +13,11 @@ from core_scenarios import build
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.cli.core_info import core_document
 from amddbg.cli.main import main
 from amddbg.core import open_core
 from amddbg.errors import AmddbgError
-from amddbg.target import AddressSpace
 
 ROOT = Path(__file__).resolve().parents[2]
 CO = (ROOT / "corefiles" / "co" / "llvm22-gfx90a-w64-O2-hip.co").read_bytes()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.core import open_core
-from amddbg.target import AddressSpace
 
 SRC = Path(__file__).parent / "cgen" / "gen_core.c"
 GCC = shutil.which("gcc") or shutil.which("cc")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from core_scenarios import ARCHS, Scenario, build
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.core import open_core
 from amddbg.core.writer import HostImage
-from amddbg.target import AddressSpace
 
 ROOT = Path(__file__).resolve().parents[2]
 CO = ROOT / "corefiles" / "co" / "llvm22-gfx90a-w64-O2-hip.co"

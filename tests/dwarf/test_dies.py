@@ -189,7 +189,7 @@ def test_variable_value_per_lane_end_to_end(corpus):
     sp = next(s for s in scopes_at(d, pc) if s.kind == "subprogram")
     lane_var = next(v for v in sp.variables if v.name == "lane")
     assert bytes(lane_var.location_at(pc)) == bytes.fromhex("92801400311618")
-    from amddbg.target import AddressSpace
+    from amddbg.amdgpu import AddressSpace
 
     base = 0x1000
     vgpr0 = [7 if lane < 32 else 9 for lane in range(64)]

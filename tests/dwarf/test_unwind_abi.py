@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.dwarf.expr import Location, StaticContext, UndefinedLocation
 from amddbg.dwarf.unwind import CodeInfo, Method, abi_row, unwind
-from amddbg.target import AddressSpace
 
 CO = Path(__file__).resolve().parents[2] / "corefiles" / "co"
 S = 32

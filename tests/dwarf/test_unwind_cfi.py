@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.dwarf.expr import Location, StaticContext, UndefinedLocation
 from amddbg.dwarf.unwind import CodeInfo, Method, unwind
-from amddbg.target import AddressSpace
 
 HANDMADE = Path(__file__).resolve().parents[2] / "corefiles" / "handmade"
 S, V = 32, 2560

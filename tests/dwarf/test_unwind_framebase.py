@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.dwarf.expr import Evaluator, Location, StaticContext, encode, producer_options
 from amddbg.dwarf.unwind import FrameContext
-from amddbg.target import AddressSpace
 
 CO = Path(__file__).resolve().parents[2] / "corefiles" / "co"
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from amddbg.amdgpu import Scope
 from amddbg.errors import UsageError
 from amddbg.models.asyncops import AsyncMarks, AsyncQueues, async_happens_before
 from amddbg.models.barriers import BarrierSystem, bar_op, barrier_objects, generation, s_barrier
 from amddbg.models.checker import Scenario, enumerate_executions
 from amddbg.models.events import INIT, Event, Kind
 from amddbg.models.memory import Options
-from amddbg.target import Scope
 
 J, A, W, I, D = Kind.BAR_JOIN, Kind.BAR_ARRIVE, Kind.BAR_WAIT, Kind.BAR_INIT, Kind.BAR_DROP
 

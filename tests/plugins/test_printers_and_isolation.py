@@ -224,7 +224,9 @@ def test_pip_installed_plugin_package(core, tmp_path):
     r = amddbg("-batch", "-ex", "lane 5", "-ex", "print p", "-ex", "info plugins", str(core), env_extra=env)
     assert "$1 = Particle#5 at (5, 0.5, 5.5)" in r.stdout, r.stdout + r.stderr
     assert "entry point particle-tools:particle_tools" in r.stdout
-    r = amddbg("triage", str(core), str(core), env_extra=env)
+    second = tmp_path / "second.gpu"  # two cores (triage counts one path given twice once)
+    second.write_bytes(core.read_bytes())
+    r = amddbg("triage", str(core), str(second), env_extra=env)
     assert r.returncode == 0, r.stderr
     assert r.stderr.count("plugin particles failed while running and is disabled: RuntimeError: rule bug") == 1
     assert "2 cores entirely in the majority branches; 0 outliers" in r.stdout

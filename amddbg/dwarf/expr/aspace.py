@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from amddbg.amdgpu import AddressSpace
+from amddbg.amdgpu.address_space import private_lane_to_wave
 from amddbg.errors import AmddbgError
-from amddbg.target import AddressSpace
-from amddbg.target.address_space import private_lane_to_wave
 
 DW_ASPACE_LLVM_none = 0
 DW_ASPACE_AMDGPU_generic = 1

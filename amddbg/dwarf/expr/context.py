@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from amddbg.amdgpu import AddressSpace
+from amddbg.amdgpu.address_space import private_lane_to_wave
 from amddbg.dwarf.expr.aspace import Apertures
 from amddbg.dwarf.expr.regs import register_info
 from amddbg.errors import NotSupported, Unavailable
-from amddbg.target import AddressSpace
-from amddbg.target.address_space import private_lane_to_wave
 
 if TYPE_CHECKING:
     from amddbg.dwarf.expr.location import BaseType, Location, Value
@@ -213,7 +213,7 @@ class StaticContext(BaseContext):
 
 
 class TargetContext(BaseContext):
-    """Adapter from the target interfaces (`amddbg.target.Registers` / `Memory`) to the evaluator's Context.
+    """Adapter from the target interfaces (`amddbg.amdgpu.Registers` / `Memory`) to the evaluator's Context.
 
     Workgroup-scoped memory (LDS) needs the wave's workgroup; pass it once here.
     """

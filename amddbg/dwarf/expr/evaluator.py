@@ -17,6 +17,7 @@ import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.dwarf.expr.aspace import (
     ADDRESS_BITS,
     DW_ASPACE,
@@ -47,7 +48,6 @@ from amddbg.dwarf.expr.ops import Encoding, Op, check_sizes, decode
 from amddbg.dwarf.expr.promoted import rewrite_promoted
 from amddbg.dwarf.expr.regs import register_info
 from amddbg.errors import NotSupported
-from amddbg.target import AddressSpace
 
 __all__ = ["Evaluator", "LaneResults", "evaluate", "evaluate_lanes", "read_bits", "read_bytes", "read_value"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.dwarf.expr.aspace import ADDRESS_BITS
 from amddbg.dwarf.expr.regs import register_info
 from amddbg.errors import AmddbgError
-from amddbg.target import AddressSpace
 
 DW_ATE_address = 0x1
 DW_ATE_boolean = 0x2

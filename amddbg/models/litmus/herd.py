@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from amddbg.amdgpu import Scope
 from amddbg.errors import FormatError
-from amddbg.target import Scope
 
 _SCOPE = {"sg": Scope.WAVEFRONT, "wg": Scope.WORKGROUP, "qf": Scope.QUEUE_FAMILY, "dv": Scope.AGENT}
 _OPS = {"add", "sub", "mul", "div", "and", "or", "xor"}

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from amddbg.amdgpu import Scope
 from amddbg.errors import FormatError
 from amddbg.models import rel as R
 from amddbg.models.checker import Scenario
 from amddbg.models.events import INIT, Event, Kind
-from amddbg.target import Scope
 
 _TOKENS = {"st", "ld", "membar", "atom", "acq", "rel", "sc0", "sc1", "semsc0", "semsc1", "scopesg",
            "scopewg", "scopeqf", "scopedev", "cbar", "rmw", "avdevice", "visdevice", "semav", "semvis",

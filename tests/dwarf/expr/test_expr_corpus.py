@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.dwarf.expr import (
     Evaluator,
     Location,
@@ -22,7 +23,6 @@ from amddbg.dwarf.expr import (
 )
 from amddbg.dwarf.expr.location import Composite, Register
 from amddbg.errors import AmddbgError, NotSupported
-from amddbg.target import AddressSpace
 
 CORPUS = Path(__file__).resolve().parents[3] / "corefiles" / "co"
 SAMPLE = ["llvm19-gfx90a-w64-O0-cl.co", "llvm22-gfx90a-w64-O0-hip.co", "llvm22-gfx1100-w32-O2-hip.co",

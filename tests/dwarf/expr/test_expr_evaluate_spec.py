@@ -12,6 +12,7 @@ import struct
 import pytest
 from conftest import handmade_dies
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.dwarf.expr import (
     AddressSpaceError,
     BaseType,
@@ -31,7 +32,6 @@ from amddbg.dwarf.expr import (
 )
 from amddbg.dwarf.expr.lanes import LaneState
 from amddbg.dwarf.expr.location import Composite, ImplicitPointer, Memory, Register
-from amddbg.target import AddressSpace
 
 V0, V1, V2, V3 = 2560, 2561, 2562, 2563  # wave64 VGPR numbers (USAGE "DWARF Register Mapping")
 S = 32  # SGPRn = 32 + n

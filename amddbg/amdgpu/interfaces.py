@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from amddbg.target.address_space import AddressSpace
+from amddbg.amdgpu.address_space import AddressSpace
 
 
 @runtime_checkable

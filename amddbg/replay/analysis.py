@@ -305,7 +305,7 @@ def _fault_details(program, exp: Explanation, dispatch, info: dict) -> None:
             fault, lanes = _every_faulting_lane(m, w)
             if fault is None:
                 continue
-            from amddbg.teach.divergence import lane_ranges
+            from amddbg.dwarf.values import lane_ranges
 
             text = lane_ranges(lanes, w.lanes)
             var = variable_at(program, state.threads[w], fault.address, window=1 << 40)  # a wild index too

@@ -62,7 +62,7 @@ def _short(frame) -> str:
 
 
 def _plain(name: str | None) -> str:
-    from amddbg.repl.render import plain_name  # name shortening (the same everywhere a name is printed)
+    from amddbg.dwarf.demangle import plain_name  # name shortening (the same everywhere a name is printed)
 
     return plain_name(name) if name else "??"
 

@@ -143,7 +143,11 @@ def group_core_files(paths: list[str]) -> list[list[str]]:
 
     kinds = []
     for p in paths:
-        f = ElfCore(p)
+        try:
+            f = ElfCore(p)
+        except AmddbgError:
+            kinds.append("bad")  # stands alone; opening it reports the error after the others are shown
+            continue
         try:
             has_note = any(n.name == NOTE_NAME and n.type == NT_AMDGPU_KFD_CORE_STATE for n in f.notes)
             kinds.append("split" if f.is_gpu_core else "unified" if has_note else "host")
@@ -171,11 +175,24 @@ def group_core_files(paths: list[str]) -> list[list[str]]:
 def run(args: argparse.Namespace) -> int:
     groups = group_core_files(list(args.files))
     registers = bool(getattr(args, "registers", False))
-    cores = [
-        open_core(g, sysroot=getattr(args, "sysroot", None),
-                  solib_search_path=getattr(args, "solib_search_path", None))
-        for g in groups
-    ]
+    cores, bad = [], []
+    for g in groups:  # a core that cannot be opened is reported after the others are shown
+        try:
+            cores.append(open_core(g, sysroot=getattr(args, "sysroot", None),
+                                   solib_search_path=getattr(args, "solib_search_path", None)))
+        except AmddbgError as exc:
+            if len(groups) == 1:
+                raise
+            bad.append(exc)
+    if not cores:
+        raise bad[0]
+    rc = _show(cores, args, registers)
+    if bad:
+        raise bad[0]
+    return rc
+
+
+def _show(cores: list, args: argparse.Namespace, registers: bool) -> int:
     if getattr(args, "json", False):
         docs = []
         for core in cores:

@@ -37,6 +37,10 @@ def add_parser(p: argparse.ArgumentParser) -> None:
                    help="load no installed or AMDDBG_PLUGIN_PATH plugins (files named with --plugin still load)")
 
 
+# The words of the core reader's notice for a code object read from a host file (amddbg.core.rdebug).
+HOST_FILE_NOTICE = "read from host file"
+
+
 def _default_budget() -> int:
     from amddbg.replay.replay import DEFAULT_BUDGET
 
@@ -100,10 +104,12 @@ def run(args: argparse.Namespace) -> int:
     assume = [Assumption.parse(a) for a in args.assume]
     plugins = load_plugins(files=args.plugin, enabled=not args.no_plugins)
     results = []  # (first file, explanation, JSON document, text lines)
+    host_notes: list[str] = []
     for files in groups:
         prog = amddbg.open(files, sysroot=args.sysroot, solib_search_path=args.solib_search_path)
         try:
             exp = explain_program(prog, dispatch=args.dispatch, assume=assume, budget=args.budget)
+            host_notes += [w for w in prog.warnings if HOST_FILE_NOTICE in w and w not in host_notes]
             doc = exp.to_json()
             if args.json and plugins.plugins:
                 doc["plugins"] = {"matches": [{"rule": rule, "pattern": m.pattern, "advice": m.advice,
@@ -118,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
         results.append((files[0], exp, doc, text))
     for n in notes:
         print(f"amddbg: {safe(n)}", file=sys.stderr)
+    for n in host_notes:  # the REPL's notice: code objects read from host files a core named
+        print(f"amddbg: warning: {safe(n)}", file=sys.stderr)
     code = max((exp.exit_code for _f, exp, _d, _t in results), key=lambda c: (c != 0, c))
     if args.json:
         doc = results[0][2] if len(results) == 1 else {"cores": [{"core": f, **d} for f, _e, d, _t in results]}

@@ -14,7 +14,7 @@ from typing import Any
 
 from amddbg.codeobj import CodeObject, classify, embedded_code_objects
 from amddbg.dwarf.demangle import name_matches
-from amddbg.errors import FormatError, NotSupported, UsageError
+from amddbg.errors import AmddbgError, FormatError, NotSupported, UsageError
 from amddbg.textsafe import safe
 
 
@@ -33,7 +33,27 @@ def add_parser(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    kinds = [classify(f) for f in args.files]
+    """Every readable file is shown; a file that cannot be read is the one-line error (exit 2) after the
+    others' output, not the end of the run before it (`info A B` with B bad still shows A)."""
+    bad: list[AmddbgError] = []
+    good, kinds = [], []
+    for f in args.files:
+        try:
+            kinds.append(classify(f))
+            good.append(f)
+        except AmddbgError as exc:
+            bad.append(exc)
+    if not good:
+        raise bad[0]
+    args = argparse.Namespace(**{**vars(args), "files": good})
+    rc = _run(args, kinds, bad)
+    if bad:
+        more = f" ({len(bad) - 1} more file(s) could not be read)" if len(bad) > 1 else ""
+        raise AmddbgError(bad[0].user_message() + more) if more else bad[0]
+    return rc
+
+
+def _run(args: argparse.Namespace, kinds: list[str], bad: list) -> int:
     if "core" in kinds:
         try:
             core_info = importlib.import_module("amddbg.cli.core_info")
@@ -52,10 +72,17 @@ def run(args: argparse.Namespace) -> int:
         kinds = [k for k in kinds if k != "core"]
     docs = []
     for path, kind in zip(args.files, kinds, strict=True):
-        if kind == "code_object":
-            docs.append(_code_object_doc(CodeObject.from_path(path), args))
-        else:
-            docs.append(_container_doc(path, args))
+        try:
+            if kind == "code_object":
+                docs.append(_code_object_doc(CodeObject.from_path(path), args))
+            else:
+                docs.append(_container_doc(path, args))
+        except AmddbgError as exc:
+            if len(args.files) == 1:
+                raise
+            bad.append(exc)
+    if not docs:
+        return 0
     if args.json:
         doc: Any = docs[0] if len(docs) == 1 else {"files": docs}
         json.dump(doc, sys.stdout, indent=1, default=_json_default)

@@ -62,9 +62,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     if not args.batch and not args.quiet and not args.json:
-        from amddbg.repl.summary import summary_lines
+        from amddbg.repl.summary import summary_lines, wrap_at_words
 
-        for line in summary_lines(program):
+        width = os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 0
+        for line in wrap_at_words(summary_lines(program), width):  # a terminal: at words; a pipe: whole lines
             out(line)
     failed = False
     for kind, value in args.commands:

@@ -68,6 +68,16 @@ def run(args: argparse.Namespace) -> int:
                       f"{plural(len(outl), 'outlier')}" + (": " + compact_names(outl, 16) if outl else ""),
                       markup=False)
         console.print(f"{plural(len(tree.summaries), 'core')} in {report.seconds:.2f} s", markup=False)
+    notices = []  # the REPL's notice for code objects read from host files the cores named, once each
+    for summ in tree.summaries:
+        notices += [f"{summ.name}: {w}" for w in summ.warnings if "read from host file" in w
+                    and f"{summ.name}: {w}" not in notices]
+    from amddbg.textsafe import safe
+
+    for n in notices[:20]:
+        print(f"amddbg: warning: {safe(n)}", file=sys.stderr)
+    if len(notices) > 20:
+        print(f"amddbg: warning: ... {len(notices) - 20} more code objects read from host files", file=sys.stderr)
     if not tree.readable:
         raise AmddbgError("no core could be read" + (f": {tree.failed[0].error}" if tree.failed else ""))
     return 0

@@ -633,7 +633,23 @@ class Debugger:
     def info_args(self, args: str) -> None:
         self._vars(args, True)
 
+    def info_functions(self, args: str) -> None:
+        from amddbg.repl.static_info import info_functions
+
+        info_functions(self, args.strip())
+
+    def info_scope(self, args: str) -> None:
+        from amddbg.repl.static_info import info_scope
+
+        info_scope(self, args.strip())
+
     def info_line(self, args: str) -> None:
+        m = re.fullmatch(r"(.+):(\d+)", args.strip()) if args else None
+        if m and not args.strip().startswith("*"):
+            from amddbg.repl.static_info import info_line_at
+
+            info_line_at(self, m.group(1), int(m.group(2)))
+            return
         if args:
             addr = self._address(args)
         else:
@@ -783,8 +799,10 @@ class Debugger:
         p = _ap.ArgumentParser(prog="divergence", add_help=False, exit_on_error=False)
         add_launch_arguments(p, codeobj=False)
         add_picture_arguments(p)
+        words = _sh.split(args)
+        words += self._divergence_defaults(words)
         try:
-            ns = p.parse_args(_sh.split(args))
+            ns = p.parse_args(words)
         except (_ap.ArgumentError, SystemExit, ValueError) as exc:
             raise UsageError(f"divergence: {exc}") from None
         m = Machine(lcos[0].codeobj)
@@ -815,6 +833,43 @@ class Debugger:
 
             with open(ns.html, "w", encoding="utf-8") as fh:
                 fh.write(html_page(rep))
+
+    def _divergence_defaults(self, words: list[str]) -> list[str]:
+        """On a core, `divergence` without --kernel/--grid/--block runs the core's dispatch (the focused wave's,
+        else the first): its kernel, grid and block. Buffer arguments cannot be taken from a core (their
+        sizes are not recorded), so a kernel with arguments still needs --arg, and the error says so."""
+        given = {w.split("=")[0] for w in words if w.startswith("--")}
+        if {"--kernel", "--grid", "--block"} <= given or self.program.core is None:
+            return []
+        t = self.program.focus.thread
+        d = t.dispatch if t is not None and t.is_wave and t.dispatch is not None else \
+            (self.program.dispatches[0] if self.program.dispatches else None)
+        if d is None or not d.grid_size or not d.workgroup_size:
+            raise UsageError("divergence: the core records no dispatch to take --kernel, --grid and --block from")
+        kernel = self.program.kernel_name(d)
+        if kernel is None:
+            raise UsageError("divergence: the core's dispatch names no kernel of a loaded code object; give --kernel")
+        extra = []
+        if "--kernel" not in given:
+            extra += ["--kernel", kernel]
+        if "--grid" not in given:
+            extra += ["--grid", ",".join(map(str, d.grid_size))]
+        if "--block" not in given:
+            extra += ["--block", ",".join(map(str, d.workgroup_size))]
+        if "--arg" not in given:
+            from amddbg.emu.args import explicit_args
+
+            lco = self.program.code_object_at(d.kernel_object or 0) or self.program.code_objects[0]
+            k = next((k for k in lco.codeobj.kernels if k.name in (kernel, kernel + ".kd")), None)
+            ex = explicit_args(k) if k is not None else []
+            if ex:
+                kinds = ", ".join(f"{a.value_kind}:{a.size}" for a in ex)
+                raise UsageError(f"divergence: the core's kernel {safe(kernel)} (grid {list(d.grid_size)}, block "
+                                 f"{list(d.workgroup_size)}) takes {len(ex)} argument(s) ({kinds}); a core does not "
+                                 "record buffer sizes: give one --arg per argument (buf:TYPE:COUNT[:INIT] or "
+                                 "TYPE:VALUE)")
+        self.out(f"divergence of the core's dispatch: {' '.join(safe(w) for w in extra)}")
+        return extra
 
     # -- focus ------------------------------------------------------------------------------------------------
     def cmd_thread(self, args: str) -> None:
@@ -1127,7 +1182,15 @@ class Debugger:
             return Evaluator(scope).resolve_type(text)
         except UsageError:
             pass
-        return self.program.evaluate(text).type
+        try:
+            return self.program.evaluate(text).type
+        except UsageError:
+            from amddbg.repl.static_info import function_type_text
+
+            ftype = function_type_text(self.program, text.strip())  # a function: gdb prints its type
+            if ftype is None:
+                raise
+            return _Named(ftype)
 
     def cmd_x(self, args: str) -> None:
         from amddbg.repl.examine import examine
@@ -1200,11 +1263,16 @@ class Debugger:
     def _location(self, text: str) -> tuple[str, int]:
         m = re.fullmatch(r"(.+):(\d+)", text.strip())
         if m:
-            f = self.program.current_frame
+            from amddbg.session.sources import match_source
+
             file = m.group(1)
+            f = self.program.current_frame
             if f is not None and f.file and os.path.basename(f.file) == os.path.basename(file):
-                file = f.file
-            return file, int(m.group(2))
+                return f.file, int(m.group(2))
+            named = match_source(self.program, file)  # only files the debug information names
+            if named is None:
+                raise UsageError(f'No source file named {safe(file)}.')
+            return named, int(m.group(2))
         if text.strip().isdigit():
             f = self.frame()
             return f.file, int(text)
@@ -1260,6 +1328,13 @@ class Debugger:
         if isinstance(v, bool):
             return "on" if v else "off"
         return "unlimited" if v == 0 else str(v)
+
+
+class _Named:
+    """A type known only by its printed name (a function's type from the symbol table and DWARF)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
 
 def _ptype_text(t) -> str:
@@ -1370,6 +1445,8 @@ INFO_SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "registers": ("info_registers", "registers of the current wave (or the named ones)"),
     "sharedlibrary": ("info_sharedlibrary", "loaded code objects"),
     "frame": ("info_frame", "the selected frame"),
+    "functions": ("info_functions", "kernels and device functions by source file: info functions [REGEXP]"),
+    "scope": ("info_scope", "variables visible at a location and where they live: info scope FUNC|FILE:LINE|*ADDR"),
     "locals": ("info_locals", "local variables of the selected frame (-lane all for every lane)"),
     "args": ("info_args", "arguments of the selected frame"),
     "line": ("info_line", "the source line of an address"),

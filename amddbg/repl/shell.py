@@ -131,6 +131,12 @@ class DebuggerCompleter:
             return [o for o in opts if o.startswith(last)]
         if cmd.name == "info" and parts[1].startswith("reg"):
             return self._registers(last)
+        if cmd.name == "list" and not last.startswith("$"):  # the debug information's files, then functions
+            from amddbg.session.sources import source_files
+
+            names = sorted({os.path.basename(f) for f in source_files(self.dbg.program)})
+            hits = [n + ":" for n in names if n.startswith(last)]
+            return hits + [s for s in self._symbols(last) if s not in hits]
         if cmd.complete in ("expression", "command") or cmd.name in ("info", "list", "disassemble"):
             if last.startswith("$"):
                 return ["$" + r for r in self._registers(last[1:])]

@@ -10,15 +10,36 @@ from amddbg.errors import AmddbgError
 from amddbg.textsafe import safe
 
 
+def wrap_at_words(lines: list[str], width: int) -> list[str]:
+    """`lines` folded at spaces to `width` columns (0: unchanged), continuation lines indented two spaces
+    past the line's own indent, so a terminal never breaks a name or a number in two. A single word longer
+    than the width is left whole (the terminal folds it; cutting it would change what grep finds)."""
+    import textwrap
+
+    if width <= 0:
+        return list(lines)
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        out += textwrap.wrap(line, width=width, initial_indent="", subsequent_indent=indent + "  ",
+                             break_long_words=False, break_on_hyphens=False, drop_whitespace=True) or [line]
+    return out
+
+
 def summary_lines(program) -> list[str]:
     out: list[str] = []
     core = program.core
     if core is None:
         for lco in program.code_objects:
             kernels = [k for k in lco.codeobj.kernels]
+            more = f", and {len(kernels) - 8} more (info functions)" if len(kernels) > 8 else ""
             out.append(f"Code object {safe(lco.uri)}: {safe(lco.processor)}, {len(kernels)} kernel"
                        f"{'s' if len(kernels) != 1 else ''}"
-                       + (": " + ", ".join(safe(plain_name(_dem(k.name))) for k in kernels[:8]) if kernels else ""))
+                       + (": " + ", ".join(safe(plain_name(_dem(k.name))) for k in kernels[:8]) + more
+                          if kernels else ""))
         out.append("No core: static session (functions, lines, disassembly, variable locations).")
         return out
     agents = program.agents

@@ -168,4 +168,107 @@ def test_thread_apply_all_double_dash():
     assert [ln for ln in r.stdout.splitlines() if ln.startswith("$")] == ["$1 = 1", "$2 = 2", "$3 = 3", "$4 = 4"]
 
 
-del os
+
+
+
+CO = str(SCEN / "scenarios-gfx90a.co")
+
+
+def test_list_opens_only_files_the_debug_information_names():
+    r = batch(BARRIER, "list /etc/passwd:1", "list scenarios.hip:9", "list corefiles/scenarios/scenarios.hip:20",
+              "list nosuch.hip:1")
+    assert "root:" not in r.stdout
+    assert "amddbg: error: No source file named /etc/passwd." in r.stderr
+    assert "amddbg: error: No source file named nosuch.hip." in r.stderr
+    assert "9\t  __builtin_amdgcn_s_barrier();" in r.stdout and "20\t  } else {" in r.stdout
+
+
+def test_list_completion_offers_debug_information_files():
+    import amddbg as api
+    from amddbg.repl.commands import Debugger
+    from amddbg.repl.shell import DebuggerCompleter
+
+    comp = DebuggerCompleter(Debugger(api.open(BARRIER)))
+    assert comp.words_for("list sc") == ["scenarios.hip:"]
+    assert comp.words_for("list /et") == []  # not the local file system
+
+
+def test_code_object_alone_info_functions_scope_line_ptype():
+    r = batch(CO, "info functions ^spin_", "info scope scenarios.hip:21", "info line scenarios.hip:21",
+              "ptype barrier_deadlock", "whatis assert_trap", "info functions nosuchthing")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert ('All functions matching regular expression "^spin_":\n\nFile /amddbg/corefiles/scenarios/scenarios.hip:\n'
+            "30:\tvoid spin_no_writer(int *, int *);\n") in out  # the declaration line (DW_AT_decl_line)
+    assert "92:\tvoid spin_cycle(int *, int *, int *);" in out
+    assert ("Symbol lane is a variable with DWARF location DW_OP_bregx VGPR0+0, DW_OP_lit1, DW_OP_swap, "
+            "DW_OP_xderef, length 4.") in out
+    assert ('Line 21 of "scenarios.hip" starts at address 0x3138 <barrier_deadlock+56> and ends at 0x314c '
+            "<barrier_deadlock+76>.") in out
+    assert "type = void (int *, int *)\ntype = void (const int *, int *)\n" in out
+
+
+def test_code_object_banner_counts_what_it_lists():
+    first = amddbg(CO).stdout.splitlines()[0]
+    assert ", 11 kernels: " in first and first.endswith(", and 3 more (info functions)")
+    assert len(first.split(": ", 2)[2].split(", and")[0].split(", ")) == 8
+
+
+def test_repl_divergence_defaults_to_the_core_dispatch():
+    r = batch(DIVERGENT, "divergence", "divergence --arg buf:i32:128:iota")
+    assert "the core's kernel _Z15divergence_demoPi (grid [64, 1, 1], block [64, 1, 1]) takes 1 argument(s)" \
+        in r.stderr
+    assert "divergence of the core's dispatch: --kernel _Z15divergence_demoPi --grid 64,1,1 --block 64,1,1" \
+        in r.stdout
+    assert "completed: every wave ended; SIMD efficiency" in r.stdout
+
+
+def _host_file_core(tmp_path: Path) -> Path:
+    """The barrier core with its code object named as file:///nonexistent/s.co; s.co lies next to the core."""
+    d = Path(BARRIER).read_bytes()
+    old = b"memory://4242#offset=0x7f1200002000&size=24576"
+    new = b"file:///nonexistent/s.co"
+    assert d.count(old) == 1
+    p = tmp_path / "b.gpu"
+    p.write_bytes(d.replace(old, new + b"\0" * (len(old) - len(new))))
+    shutil.copyfile(CO, tmp_path / "s.co")
+    return p
+
+
+@pytest.mark.parametrize("argv", [["-batch", "-ex", "bt"], ["explain"], ["triage"]])
+def test_host_file_notice_in_every_command(tmp_path, argv):
+    core = _host_file_core(tmp_path)
+    r = amddbg(*argv, str(core))
+    assert f"code object file:///nonexistent/s.co read from host file {tmp_path / 's.co'} (named by the core; use " \
+           "--sysroot to confine such paths)" in r.stderr
+    assert "barrier" in r.stdout  # and the code object was used
+
+
+def test_info_with_one_bad_file_shows_the_good_ones(tmp_path):
+    bad = tmp_path / "bad.gpu"
+    bad.write_bytes(b"junk\n")
+    short = tmp_path / "short.gpu"
+    short.write_bytes(Path(BARRIER).read_bytes()[:40])
+    lds = str(SCEN / "lds-spin-gfx90a.gpu")
+    for files in ([BARRIER, str(bad), lds], [BARRIER, str(short), lds], [CO, str(bad)]):
+        r = amddbg("info", *files)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("amddbg: error: ")
+        assert ("barrier-deadlock-gfx90a.gpu: split AMDGPU core" in r.stdout) if files[0] == BARRIER \
+            else "scenarios-gfx90a.co" in r.stdout
+        if lds in files:
+            assert "lds-spin-gfx90a.gpu: split AMDGPU core" in r.stdout
+    r = amddbg("info", "--json", BARRIER, str(short), lds)
+    assert len(json.loads(r.stdout)["cores"]) == 2 and r.returncode == 2
+
+
+def test_summary_wraps_at_words_on_a_terminal():
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(sys.executable, ["-m", "amddbg", BARRIER, "-ex", "quit"], dimensions=(40, 60),
+                          env={**os.environ, "TERM": "dumb"}, encoding="utf-8", timeout=120)
+    child.expect(pexpect.EOF)
+    lines = [ln.rstrip("\r") for ln in child.before.split("\n") if ln.strip()]
+    assert all(len(ln) <= 60 for ln in lines), lines
+    text = " ".join(ln.strip() for ln in lines)
+    assert "the barrier sits inside the divergent branch at scenarios.hip:17" in text  # no word was cut
+    piped = amddbg(BARRIER, "-ex", "quit").stdout
+    assert any(len(ln) > 60 for ln in piped.splitlines())  # a pipe gets whole lines

@@ -59,7 +59,8 @@ def test_pc_is_the_register_line_is_the_trap(name, arch):
     assert re.search(rf"^#0  0x{pc:016x} in .*\.hip:{line}$", out, re.M)
     # disassemble: the frame's function, `=>` on the pc register, the s_trap just before it
     lines = out.splitlines()
-    at = next(i for i, ln in enumerate(lines) if ln.startswith(f"=> 0x{pc:016x}"))
+    dump = next(i for i, ln in enumerate(lines) if ln.startswith("Dump of assembler code"))
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(f"=> 0x{pc:016x}") and i > dump)  # x/i marks it too
     assert "s_trap" in lines[at - 1] and lines[at - 1].strip().startswith(f"0x{pc - rel + trap:016x}")
     j = amddbg("--json", "-batch", "-ex", f"thread {thread}", "-ex", "info threads", core.as_posix())
     docs = [json.loads(x) for x in j.stdout.splitlines() if x.startswith("{")]

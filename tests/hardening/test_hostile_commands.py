@@ -22,8 +22,8 @@ def _no_internal(r) -> None:
 
 
 def test_batch_goes_on_after_python_level_failures(tmp_path):
-    nest = tmp_path / "nest.gdb"
-    nest.write_text("print " + "(" * 200 + "1" + ")" * 200 + "\n")
+    nest = tmp_path / "nest.gdb"  # 200 levels are an answer, as in gdb; 5000 a one-line error
+    nest.write_text("print " + "(" * 200 + "1" + ")" * 200 + "\nprint " + "(" * 5000 + "1" + ")" * 5000 + "\n")
     r = run(["-batch", "-ex", "thread apply 1-999999999 bt 1", "-x", str(nest), "-ex", "print (char)1e400",
              "-ex", "echo still here\\n", CORE], timeout=120, data_limit=1 << 30)
     _no_internal(r)
@@ -31,7 +31,8 @@ def test_batch_goes_on_after_python_level_failures(tmp_path):
     assert "still here" in r.stdout
     assert r.stdout.count("\nThread ") == 4  # the four threads that exist, without building a 10^9 list
     assert "warning: Unknown threads 5-999999999" in r.stdout
-    assert "amddbg: error: expression or command nested too deeply" in r.stderr
+    assert "$1 = 1" in r.stdout
+    assert "amddbg: error: expression nested too deeply (more than 500 levels)" in r.stderr
     assert "amddbg: error: numeric overflow" in r.stderr
 
 

@@ -13,7 +13,7 @@ import re
 from typing import Protocol
 
 from amddbg.errors import AmddbgError, Unavailable, UsageError
-from amddbg.session.expr.parser import SPACE_WORDS, Parser
+from amddbg.session.expr.parser import SPACE_WORDS, Parser, deep_recursion
 from amddbg.session.values import (
     BUILTIN_TYPES,
     DOUBLE,
@@ -66,12 +66,14 @@ def parse_with(scope, text: str):
             pass
         return scope.lookup_type(name) is not None
 
-    return Parser(text, is_type).parse()
+    with deep_recursion():
+        return Parser(text, is_type).parse()
 
 
 def evaluate(expression, scope) -> Value:
     tree = parse_with(scope, expression) if isinstance(expression, str) else expression
-    return Evaluator(scope).eval(tree)
+    with deep_recursion():
+        return Evaluator(scope).eval(tree)
 
 
 class Evaluator:

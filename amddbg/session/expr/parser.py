@@ -12,7 +12,29 @@ import re
 
 from amddbg.errors import UsageError
 
-MAX_DEPTH = 200
+# Nesting bound: each parenthesis level enters two counted rules (assignment and unary), so 1000 allows about
+# 500 levels (gdb accepts 200 and more). Python's own recursion limit is raised while parsing and evaluating
+# (`deep_recursion`) so that this bound, not a RecursionError, is what a deep expression meets.
+MAX_DEPTH = 1000
+_RECURSION = 20000
+
+
+class deep_recursion:  # noqa: N801 - used as a context manager, like contextlib's
+    """Raise Python's recursion limit for a parse or an evaluation, and restore it after (nested uses keep
+    the outer value). Python 3.11+ keeps Python-to-Python calls off the C stack, so the limit is the bound."""
+
+    def __enter__(self):
+        import sys
+
+        self.old = sys.getrecursionlimit()
+        if self.old < _RECURSION:
+            sys.setrecursionlimit(_RECURSION)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import sys
+
+        sys.setrecursionlimit(self.old)
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
@@ -108,7 +130,7 @@ class Parser:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise UsageError("expression nested too deeply")
+            raise UsageError(f"expression nested too deeply (more than {MAX_DEPTH // 2} levels)")
 
     # -- grammar
     def parse(self):
@@ -150,17 +172,19 @@ class Parser:
     LEVELS = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<", ">>"),
               ("+", "-"), ("*", "/", "%"), ("@",)]  # gdb: `@` binds tighter than `*`, looser than unary
 
+    PREC = {op: i for i, ops in enumerate(LEVELS) for op in ops}
+
     def binary(self, level: int):
-        if level == len(self.LEVELS):
-            return self.unary()
-        e = self.binary(level + 1)
+        """Precedence climbing over LEVELS (left-associative): one Python frame per operand, not one per
+        precedence level, so nesting depth costs a few frames per parenthesis."""
+        e = self.unary()
         while True:
             k, v = self.peek()
-            if k == "op" and v in self.LEVELS[level]:
-                self.take()
-                e = ("bin", v, e, self.binary(level + 1))
-            else:
+            prec = self.PREC.get(v) if k == "op" else None
+            if prec is None or prec < level:
                 return e
+            self.take()
+            e = ("bin", v, e, self.binary(prec + 1))
 
     def unary(self):
         self.enter()
@@ -314,4 +338,5 @@ class Parser:
 
 
 def parse(text: str, is_type=None):
-    return Parser(text, is_type).parse()
+    with deep_recursion():
+        return Parser(text, is_type).parse()

@@ -261,6 +261,14 @@ class Wave:
             raise Unavailable("vgpr", self.record_begin, 0, "the wave released its VGPRs (STATUS.no_vgprs)")
         return self._vector_block(self._addrs()["vgprs"], self.sizes.vgprs, self.sizes.lanes)
 
+    def vector_bytes(self, kind: str = "vgprs") -> bytes:
+        """The raw little-endian block of VGPRs ("vgprs") or AccVGPRs ("acc"): rows of `lanes` 32-bit values, for
+        comparing thousands of waves without building Python ints."""
+        if kind == "vgprs" and not self.vgprs_available:
+            raise Unavailable("vgpr", self.record_begin, 0, "the wave released its VGPRs (STATUS.no_vgprs)")
+        count = self.sizes.vgprs if kind == "vgprs" else self.sizes.accvgprs
+        return self.mem.read(self._addrs()[kind], 4 * self.sizes.lanes * count) if count else b""
+
     def vgpr_row(self, i: int) -> list[int]:
         """VGPR `i`'s lane values alone (one row of the block: a spin analysis over 10,000 waves needs one
         address register of each, not the whole block)."""

@@ -73,18 +73,37 @@ def summary_lines(program) -> list[str]:
     excs = [e for a in agents for e in a.exceptions] + [e for q in program.queues for e in q.exceptions]
     if excs:
         out.append("Exceptions: " + ", ".join(sorted(set(excs))))
-    try:
-        from amddbg.replay.explain import explain_program
-
-        exp = explain_program(program, budget=50_000)
-        if exp.findings:
-            out.append(f"Explain: {exp.verdict}: {safe(exp.findings[0].summary)}  (`explain` for details)")
-    except AmddbgError:
-        pass
+    out += _explain_line(program, waves)
     host = [t for t in program.threads if not t.is_wave]
     if host:
         out.append(f"Host threads: {len(host)}")
     return out
+
+
+# The start-up summary's explanation must never hold up the prompt (issue 20): it is computed only for a core of
+# at most SUMMARY_WAVES waves, with replays of at most SUMMARY_BUDGET wave-instructions each (a bound in work, not
+# in seconds, so the line is the same on a quiet and on a loaded machine); a larger core gets the hint to type
+# `explain`, which replays with the full budget.
+SUMMARY_WAVES = 64
+SUMMARY_BUDGET = 20_000
+
+
+def _explain_line(program, waves) -> list[str]:
+    live = [w for w in waves if w.dispatch is not None]
+    if not live:
+        return []
+    if len(waves) > SUMMARY_WAVES:
+        return [f"Explain: {len(waves)} waves: type `explain` for why they cannot move (the summary explains up to "
+                f"{SUMMARY_WAVES} waves)"]
+    try:
+        from amddbg.replay.explain import explain_program
+
+        exp = explain_program(program, budget=SUMMARY_BUDGET)
+    except AmddbgError:
+        return []
+    if not exp.findings:
+        return []
+    return [f"Explain: {exp.verdict}: {safe(exp.findings[0].summary)}  (`explain` for details)"]
 
 
 def _where(w) -> str:

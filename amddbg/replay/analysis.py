@@ -43,9 +43,12 @@ from amddbg.session.threads import WaveState
 NARROW = ("wavefront", "workgroup")
 
 
-def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budget: int | None = None) -> Explanation:
+def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budget: int | None = None,
+                        symmetry: bool = True) -> Explanation:
     """Static analysis, then replay. `budget`: wave-instructions each replay may run (default
-    `replay.DEFAULT_BUDGET`); the answer depends on the core, the assumptions and the budget, never on time."""
+    `replay.DEFAULT_BUDGET`); the answer depends on the core, the assumptions and the budget, never on time.
+    `symmetry`: replay one workgroup per class of workgroups in the same state where that is proven to stand for
+    the others (amddbg.replay.symmetry); False replays every wave."""
     from amddbg.replay.fromcore import ReplayUnavailable
     from amddbg.replay.replay import DEFAULT_BUDGET, Assumption, replay
 
@@ -75,18 +78,21 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     spinners = _spinners(program, dispatch)
     watch = {num: sp["loop"] for num, sp in spinners.items()}
     try:
-        r = replay(program, dispatch=dispatch, watch=watch, max_instructions=budget)
+        r = replay(program, dispatch=dispatch, watch=watch, max_instructions=budget, symmetry=symmetry)
     except ReplayUnavailable as exc:
         info["method"] = f"static analysis only: replay cannot start ({exc})"
         return _done(static, info, t0)
-    info.update(wave_instructions=r.wave_instructions, status=r.status, reason=r.reason)
+    info.update(wave_instructions=r.total_instructions, status=r.status, reason=r.reason)
+    if r.symmetry:
+        info["symmetry"] = r.symmetry
     misuse = _misuse_findings(program, r)
     static.findings += misuse
-    nv, pins = (_not_visible(program, spinners, r, dispatch, budget, info) if r.status in ("completed", "hang")
-                else ([], {}))
+    nv, pins = (_not_visible(program, spinners, r, dispatch, budget, info, symmetry)
+                if r.status in ("completed", "hang") else ([], {}))
     if assumptions:  # replay the what-if under the visibility order the core shows (stale lines stay stale)
-        r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, watch=watch, max_instructions=budget)
-        info["wave_instructions"] += r.wave_instructions
+        r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, watch=watch, max_instructions=budget,
+                   symmetry=symmetry)
+        info["wave_instructions"] += r.total_instructions
         info.update(status=r.status, reason=r.reason, assumed=r.applied)
         nv = []
     if r.status == "completed":
@@ -109,7 +115,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     if r.status == "hang":
         info["method"] = "replay from the core: " + r.reason
         escaped = _other_schedules(program, dispatch, assumptions, pins, info,
-                                   schedule_budget(budget, r.wave_instructions))
+                                   schedule_budget(budget, r.wave_instructions), symmetry)
         info.setdefault("schedule_dependent", escaped is not None)
         if escaped is not None:
             exp = Explanation("unknown", static.findings, {})
@@ -125,7 +131,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
                 mine = {(tuple(w["workgroup"] or ()), w["wave_in_group"]) for f in nv for w in f.waves}
                 exp.findings = [f for f in exp.findings if f.kind != "spin_forever" or not any(
                     (tuple(w["workgroup"] or ()), w["wave_in_group"]) in mine for w in f.waves)] + nv
-            _find_cycles(program, exp.findings, dispatch, budget, info)
+            _find_cycles(program, exp.findings, dispatch, budget, info, symmetry)
             if nv:
                 _schedule_dependent(nv, info)
             if not any(f.kind in ("barrier_deadlock", "spin_forever") for f in exp.findings):
@@ -173,7 +179,7 @@ def _schedule_dependent(nv: list, info: dict) -> None:
 
 SCHEDULES = (1, 2)  # seeded schedules replayed after a hang (odd: another launch order; even: shuffled turns)
 SCHEDULE_MIN = 50_000  # wave-instructions a seeded schedule may always run (within --budget)
-SCHEDULE_FACTOR = 10  # ... or this many times what the main replay needed to prove the hang
+SCHEDULE_FACTOR = 4  # ... or this many times what the main replay needed to prove the hang
 
 
 def schedule_budget(budget: int, main: int) -> int:
@@ -184,18 +190,20 @@ def schedule_budget(budget: int, main: int) -> int:
     return min(budget, max(SCHEDULE_MIN, SCHEDULE_FACTOR * main))
 
 
-def _other_schedules(program, dispatch, assumptions, pins, info: dict, budget: int) -> int | None:
+def _other_schedules(program, dispatch, assumptions, pins, info: dict, budget: int, symmetry: bool = True
+                     ) -> int | None:
     """Replay a proven hang under a few other fair schedules; the seed under which every wave ends, or None."""
     from amddbg.replay.replay import replay
 
     tried = [0]
     for seed in SCHEDULES:
         try:
-            r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, seed=seed, max_instructions=budget)
+            r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, seed=seed, max_instructions=budget,
+                       symmetry=symmetry)
         except AmddbgError:
             break
         tried.append(seed)
-        info["wave_instructions"] = info.get("wave_instructions", 0) + r.wave_instructions
+        info["wave_instructions"] = info.get("wave_instructions", 0) + r.total_instructions
         if r.status == "completed":
             info["schedules"] = tried
             return seed
@@ -260,6 +268,8 @@ def _mark_proven(findings: list) -> None:
 
 
 def _done(exp: Explanation, info: dict, t0: float) -> Explanation:
+    if info.get("symmetry") and "method" in info:
+        info["method"] += "; " + info["symmetry"]
     info["seconds"] = round(time.perf_counter() - t0, 4)
     exp.replay = info
     return exp
@@ -414,7 +424,7 @@ def _fill_addresses(program, r, findings: list) -> None:
                                       shown + (f" (value {value} in the core)" if value is not None else ""))
 
 
-def _find_cycles(program, findings: list, dispatch, budget: int, info: dict) -> None:
+def _find_cycles(program, findings: list, dispatch, budget: int, info: dict, symmetry: bool = True) -> None:
     """A `no_writer` spin whose flag another spinning group would write once released is a cycle through flags:
     replay with that group's flag set (1) and see where its waves store (path-sensitive, unlike a code scan)."""
     from amddbg.replay.replay import Assumption, replay
@@ -424,12 +434,15 @@ def _find_cycles(program, findings: list, dispatch, budget: int, info: dict) -> 
         return
     threads = {t.number: t for t in program.waves}
     for other in spins:
+        if not any(f is not other and f.cause == "no_writer" and f.details["address"] != other.details["address"]
+                   for f in spins):
+            continue  # setting a flag the spinner polls itself tells nothing about a cycle (and replays every wave)
         try:
             r = replay(program, dispatch=dispatch, assume=[Assumption.parse(f"mem:{other.details['address']}=1")],
-                       max_instructions=budget)
+                       max_instructions=budget, symmetry=symmetry)
         except (AmddbgError, UsageError):
             continue
-        info["wave_instructions"] = info.get("wave_instructions", 0) + r.wave_instructions
+        info["wave_instructions"] = info.get("wave_instructions", 0) + r.total_instructions
         theirs = {w["thread"] for w in other.waves}
         for f in spins:
             if f is other or f.cause != "no_writer":
@@ -472,7 +485,7 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
     at_barrier = [t for t in program.waves if t.state is WaveState.AT_BARRIER]
     groups: dict = {}
     for w, t in r.state.threads.items():
-        if w.state not in ("ready", "sleeping") or (tuple(t.workgroup or ()), t.wave_in_group) in covered:
+        if w.state not in ("ready", "sleeping", "at waitcnt") or (tuple(t.workgroup or ()), t.wave_in_group) in covered:
             continue
         seen = r.loads.get(t.number) or []
         local = False
@@ -648,7 +661,8 @@ def likely_writers(program, t, writers: list, value: int | None, poll_line: int 
     return keep[:3]
 
 
-def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) -> tuple[list[Finding], dict]:
+def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, symmetry: bool = True
+                 ) -> tuple[list[Finding], dict]:
     """Spinners that left their loop in the fully visible replay but whose own load cannot see the write; and the
     stale lines that keep them spinning ({core thread number: (address, bytes)}) for what-if replays."""
     from amddbg.replay.replay import Assumption, replay
@@ -693,8 +707,8 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
         pinned = seen if seen is not None else 0  # the value before the write is not in the core: assume 0
         stale = {m[0].number: (address, pinned.to_bytes(4, "little")) for m in members}
         stuck = replay(program, dispatch=dispatch, stale=stale, watch={m[0].number: m[1]["loop"] for m in members},
-                       max_instructions=budget)
-        info["wave_instructions"] = info.get("wave_instructions", 0) + stuck.wave_instructions
+                       max_instructions=budget, symmetry=symmetry)
+        info["wave_instructions"] = info.get("wave_instructions", 0) + stuck.total_instructions
         if any(m[0].number in stuck.left for m in members):
             continue  # even with the stale line it gets out: not this cause
         pins.update(stale)
@@ -713,8 +727,9 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict) 
         if fix:
             try:
                 good = replay(program, dispatch=dispatch, stale=stale, assume=[Assumption.parse(x) for x in fix],
-                              watch={m[0].number: m[1]["loop"] for m in members}, max_instructions=budget)
-                info["wave_instructions"] += good.wave_instructions
+                              watch={m[0].number: m[1]["loop"] for m in members}, max_instructions=budget,
+                              symmetry=symmetry)
+                info["wave_instructions"] += good.total_instructions
                 fixed = all(m[0].number in good.left for m in members)
             except UsageError:
                 fixed = None

@@ -671,24 +671,26 @@ def _writers_of(program, waves, spin_info: dict, blocked_by: dict) -> dict:
     return out
 
 
-def explain_core(paths, *, dispatch: int | None = None, assume=(), budget: int | None = None, **kw) -> Explanation:
+def explain_core(paths, *, dispatch: int | None = None, assume=(), budget: int | None = None, symmetry: bool = True,
+                 **kw) -> Explanation:
     """`explain_program` on the core(s) at `paths` (opened with `amddbg.open(paths, **kw)`, closed after)."""
     import amddbg
 
     prog = amddbg.open(paths, **kw)
     try:
-        return explain_program(prog, dispatch=dispatch, assume=assume, budget=budget)
+        return explain_program(prog, dispatch=dispatch, assume=assume, budget=budget, symmetry=symmetry)
     finally:
         prog.close()
 
 
-def explain_program(program, *, dispatch: int | None = None, assume=(), budget: int | None = None) -> Explanation:
+def explain_program(program, *, dispatch: int | None = None, assume=(), budget: int | None = None,
+                    symmetry: bool = True) -> Explanation:
     """Static analysis of the core, then replay of its stuck dispatch (see amddbg.replay.analysis); each replay runs
     at most `budget` wave-instructions (default `amddbg.replay.replay.DEFAULT_BUDGET`)."""
     from amddbg.replay.analysis import explain_with_replay
     from amddbg.replay.where import finish
 
-    exp = explain_with_replay(program, dispatch=dispatch, assume=assume, budget=budget)
+    exp = explain_with_replay(program, dispatch=dispatch, assume=assume, budget=budget, symmetry=symmetry)
     exp.findings += emulator_note_findings(program)
     finish(program, exp)  # every location's call sites through inlining (same role, "inlined_from")
     return exp

@@ -110,7 +110,10 @@ def stuck_dispatch(program, dispatch: int | None = None):
     return max(counts.values(), key=len)
 
 
-def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0) -> CoreReplayState:
+def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0, only=None) -> CoreReplayState:
+    """`only`: rebuild just these workgroups (ids), each at the same position modulo the caches' period
+    (`symmetry.LANES_OF_CACHE`) as in the whole dispatch, so it meets the same compute unit's cache (empty
+    workgroups pad the gaps); the rest of the dispatch is left out (replay by symmetry)."""
     threads = stuck_dispatch(program, dispatch)
     d = threads[0].dispatch
     if d.packet is None:
@@ -149,8 +152,18 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0)
     if lds_size > LDS_PLAUSIBLE:
         raise ReplayUnavailable(f"the dispatch packet's group_segment_size is {lds_size} bytes, more LDS than any "
                                 f"AMD GPU has (at most {LDS_PLAUSIBLE >> 10} KiB here)")
-    check_budget(lds_size * len(by_group), f"LDS for {len(by_group)} workgroups ({lds_size} bytes each)")
+    if only is not None:
+        from amddbg.replay.symmetry import LANES_OF_CACHE
+
+        only = set(only)
+    rebuilt = len(by_group) if only is None else len(only)
+    check_budget(lds_size * rebuilt, f"LDS for {rebuilt} workgroups ({lds_size} bytes each)")
     for gi, (g, ts) in enumerate(sorted(by_group.items(), key=lambda kv: (kv[0][2], kv[0][1], kv[0][0]))):
+        if only is not None:
+            if g not in only:
+                continue
+            while len(m.groups) % LANES_OF_CACHE != gi % LANES_OF_CACHE:  # keep its compute unit and shader array
+                m.groups.append(Workgroup((-1, -1, -1), (0, 0, 0), LDS(0)))
         size = tuple(min(block[i], grid[i] - g[i] * block[i]) for i in range(3))
         items = size[0] * size[1] * size[2]
         expected = -(-items // lanes)
@@ -169,7 +182,7 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0)
             rows = len(t.registers.vgprs) if t is not None and t.wave.vgprs_available else 0
             vgpr_rows = max(vgpr_rows, rows)
             w = Wave(family=family, processor=processor, lanes=lanes, vgprs=max(rows, 1), workgroup=g,
-                     wave_in_group=wi, group_key=gi, index=index)
+                     wave_in_group=wi, group_key=len(m.groups) - 1, index=index)
             index += 1
             w.private_size = private
             if t is None:

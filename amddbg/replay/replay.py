@@ -25,6 +25,7 @@ SCOPE is one of wavefront, workgroup, agent, system.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import re
@@ -94,6 +95,14 @@ class ReplayResult:
     applied: list = field(default_factory=list)  # what each assumption changed, in words
     stores: dict = field(default_factory=dict)  # core thread number -> recent global stores [(pc, address)]
     lds_loads: dict = field(default_factory=dict)  # core thread number -> recent LDS loads [(pc, LDS offset)]
+    symmetry: str = ""  # how symmetry was used ("" when the dispatch was replayed whole at once)
+    symmetry_broken: str | None = None  # why a replay by symmetry does not stand for the whole dispatch
+    attempted: int = 0  # wave-instructions of a replay by symmetry that did not stand (then the whole was replayed)
+
+    @property
+    def total_instructions(self) -> int:
+        """Every wave-instruction this answer cost (the reported count)."""
+        return self.wave_instructions + self.attempted
 
     @property
     def machine(self):
@@ -185,15 +194,47 @@ def _as_nop(insn):
 
 
 def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | None = None,
-           watch: dict | None = None, max_instructions: int = DEFAULT_BUDGET, seed: int = 0) -> ReplayResult:
+           watch: dict | None = None, max_instructions: int = DEFAULT_BUDGET, seed: int = 0,
+           symmetry: bool = True) -> ReplayResult:
     """Run the core's stuck dispatch forward.
 
     `stale`: {core thread number: (address, bytes)} — pin that wave's L1 line to these bytes at `address`
     (the value it last read). `watch`: {core thread number: (lo, hi)} — record the first PC a wave reaches outside
     [lo, hi] (did it leave its polling loop?). The replay stops after `max_instructions` wave-instructions
-    (status "limit"); `seconds` in the result is a measurement only."""
+    (status "limit"); `seconds` in the result is a measurement only.
+
+    `symmetry`: replay one workgroup per class of workgroups in the same state and prove the others follow it
+    (amddbg.replay.symmetry); when the proof fails the whole dispatch is replayed. `ReplayResult.symmetry` says
+    which happened."""
+    if not symmetry:
+        return _replay(program, dispatch, assume, stale, watch, max_instructions, seed)
+    from amddbg.replay.fromcore import stuck_dispatch
+    from amddbg.replay.symmetry import plan
+
     t0 = time.perf_counter()
-    state = machine_from_program(program, dispatch=dispatch, seed=seed)
+    cache = program.__dict__.setdefault("_replay_plans", {})  # the seeded schedules reuse the main replay's
+    key = (dispatch, tuple(sorted((stale or {}).items())), tuple(sorted((watch or {}).items())))
+    p = cache.get(key)
+    if p is None:
+        threads = stuck_dispatch(program, dispatch)
+        p = cache[key] = plan(program, threads, threads[0].dispatch, stale=stale, watch=watch)
+    if not p.reduces:
+        return _replay(program, dispatch, assume, stale, watch, max_instructions, seed)
+    r = _replay(program, dispatch, assume, stale, watch, max_instructions, seed, plan=p)
+    if r.symmetry_broken is None:
+        r.seconds = time.perf_counter() - t0
+        return r
+    full = _replay(program, dispatch, assume, stale, watch, max_instructions, seed)
+    full.attempted = r.wave_instructions
+    full.symmetry = (f"replayed the whole dispatch: a representative of {len(p.groups)} of {p.workgroups} workgroups "
+                     f"{r.symmetry_broken} ({r.wave_instructions} wave-instructions in that attempt)")
+    full.seconds = time.perf_counter() - t0
+    return full
+
+
+def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed: int, plan=None) -> ReplayResult:
+    t0 = time.perf_counter()
+    state = machine_from_program(program, dispatch=dispatch, seed=seed, only=plan.groups if plan else None)
     m = state.machine
     applied = [_apply(program, state, a if isinstance(a, Assumption) else Assumption.parse(a)) for a in assume]
     by_number = {t.number: w for w, t in state.threads.items()}
@@ -207,8 +248,16 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
     lds: dict = {}
     watched = {by_number[n]: (n, rng) for n, rng in (watch or {}).items() if n in by_number}
     numbers = {w: t.number for w, t in state.threads.items()}
+    tracker = None
+    if plan is not None:
+        from amddbg.replay.symmetry import Tracker
+
+        tracker = Tracker({by_number[n]: copy.deepcopy(d) for n, d in plan.dirty.items() if n in by_number})
+    track = tracker.step if tracker is not None and tracker.dirty else None
 
     def hook(ev) -> None:
+        if track is not None:
+            track(ev)
         x = watched.get(ev.wave)
         if x is not None and x[0] not in left:
             lo, hi = x[1]
@@ -238,6 +287,45 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
     for num, w in by_number.items():  # a watched wave that ended left its loop too
         if watch and num in watch and num not in left and w.state == "ended":
             left[num] = w.pc
-    return ReplayResult(r.status, reason, r.wave_instructions, time.perf_counter() - t0, state, left,
-                        {n: list(q) for n, q in loads.items()}, applied, {n: list(q) for n, q in stores.items()},
-                        {n: list(q) for n, q in lds.items()})
+    out = ReplayResult(r.status, reason, r.wave_instructions, time.perf_counter() - t0, state, left,
+                       {n: list(q) for n, q in loads.items()}, applied, {n: list(q) for n, q in stores.items()},
+                       {n: list(q) for n, q in lds.items()})
+    if plan is not None:
+        out.symmetry_broken = tracker.broken if tracker is not None else None
+        if out.symmetry_broken is None:
+            _extend_to_members(out, plan, by_number)
+    return out
+
+
+def _extend_to_members(r: ReplayResult, plan, by_number: dict) -> None:
+    """The symmetric replay's answer for every wave: each member of a class gets its representative's state, loop
+    exit, loads and stores (the same addresses: it read no register that differs)."""
+    from amddbg.replay.symmetry import MemberWave
+
+    n = 0
+    for rep_num, members in plan.members.items():
+        w = by_number.get(rep_num)
+        if w is None:
+            continue
+        for t in members:
+            r.state.threads[MemberWave(w, tuple(t.workgroup), t.wave_in_group)] = t
+            n += 1
+            for d in (r.left, r.loads, r.stores, r.lds_loads):
+                if rep_num in d:
+                    d[t.number] = d[rep_num]
+    def order(kv):  # the order fromcore rebuilds a whole dispatch in: workgroups z, y, x, then waves
+        g = tuple(kv[1].workgroup)
+        return g[2], g[1], g[0], kv[1].wave_in_group
+
+    r.state.threads = dict(sorted(r.state.threads.items(), key=order))
+    m = re.match(r"(.*?)(\d+) wave\(s\)(.*)", r.reason)
+    if m and r.status == "hang":  # count the members that are where their representatives are
+        from amddbg.emu.machine import WAITING_COUNTERS
+        from amddbg.emu.wave import READY, SLEEPING, WAITING_BARRIER
+
+        want = (WAITING_BARRIER,) if "barrier" in m.group(3) else (READY, SLEEPING, WAITING_COUNTERS)
+        total = sum(1 for w in r.state.threads if w.state in want)
+        r.reason = f"{m.group(1)}{total} wave(s){m.group(3)}"
+    r.symmetry = (f"by symmetry: replayed {len(plan.groups)} of {plan.workgroups} workgroups (one per class of "
+                  f"workgroups in the same state); the other {n} wave(s) follow their class's representative, which "
+                  "read no register they hold differently and wrote no global memory")

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""How `amddbg explain` and the REPL's start-up summary scale with the waves of a spin-wait dispatch (issue 20).
+
+    python3 bench/explain_scale.py                       # 64, 256, 1024 and 10000 waves
+    python3 bench/explain_scale.py --waves 64 1024 --dir /tmp/cores   # keep the cores
+
+Each core comes from `amddbg run` on corefiles/scenarios (spin_no_writer, gfx90a: one 64-lane wave per workgroup
+polls a flag no one writes), stopped by its hang detection or by --max-instructions. Then, each in a fresh process:
+`amddbg explain --json` (wall and CPU seconds, verdict, replayed wave-instructions, how: by symmetry or whole) and
+the start-up summary (`amddbg.open` + `summary_lines`, what the REPL prints before its prompt). Goals: explain on
+10,000 waves < 30 s, summary < 2 s whatever the core. On a shared machine the wall time includes waiting for a
+CPU; the CPU time is what the work costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OBJ = ROOT / "corefiles" / "scenarios" / "scenarios-gfx90a.co"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+SUMMARY = r"""
+import sys, time
+t0 = time.perf_counter()
+import amddbg
+from amddbg.repl.summary import summary_lines
+lines = summary_lines(amddbg.open(sys.argv[1]))
+print(f"{time.perf_counter() - t0:.2f}", lines[-1][:100])
+"""
+
+
+def _timed(cmd: list[str]) -> tuple[float, float, subprocess.CompletedProcess]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=str(ROOT))
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, p
+
+
+def build(waves: int, out: Path) -> tuple[float, Path]:
+    core = out / f"spin-no-writer-{waves}.gpu"
+    if core.exists():
+        return 0.0, core
+    wall, _cpu, p = _timed([sys.executable, "-m", "amddbg", "run", str(OBJ), "--kernel", "spin_no_writer",
+                            "--grid", str(waves * 64), "--block", "64", "--arg", "buf:i32:1",
+                            "--arg", f"buf:i32:{waves * 64}", "--max-instructions", str(max(20 * waves, 100_000)),
+                            "--core", str(core)])
+    if not core.exists():
+        raise SystemExit(f"amddbg run wrote no core for {waves} waves: {p.stderr or p.stdout}")
+    return wall, core
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--waves", type=int, nargs="+", default=[64, 256, 1024, 10000])
+    ap.add_argument("--dir", help="where the cores go (kept); default: a temporary directory")
+    args = ap.parse_args()
+    tmp = None
+    if args.dir:
+        out = Path(args.dir)
+        out.mkdir(parents=True, exist_ok=True)
+    else:
+        tmp = tempfile.TemporaryDirectory()
+        out = Path(tmp.name)
+    print(f"{'waves':>6} {'run s':>7} {'explain s':>9} {'cpu s':>6} {'verdict':8} {'replayed':>9}  "
+          f"{'summary s':>9}  how")
+    worst = 0.0
+    for n in args.waves:
+        built, core = build(n, out)
+        wall, cpu, p = _timed([sys.executable, "-m", "amddbg", "explain", str(core), "--json"])
+        try:
+            doc = json.loads(p.stdout)
+        except ValueError:
+            print(f"{n:>6} explain failed: {p.stderr.strip()[-200:]}")
+            continue
+        method = doc["replay"].get("method", "")
+        how = "by symmetry: " + method.split("by symmetry: ")[1].split(" (")[0] if "by symmetry" in method else \
+            ("whole dispatch" if "replay" in method else method[:40])
+        s_wall, _s_cpu, s = _timed([sys.executable, "-c", SUMMARY, str(core)])
+        print(f"{n:>6} {built:>7.1f} {wall:>9.2f} {cpu:>6.2f} {doc['verdict']:8} "
+              f"{doc['replay']['wave_instructions']:>9}  {s_wall:>9.2f}  {how}")
+        worst = max(worst, wall if n >= 10000 else 0.0)
+    if tmp is not None:
+        tmp.cleanup()
+    print("(goals: explain on 10,000 waves < 30 s; the summary, what the REPL prints before its prompt, < 2 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""Replay by symmetry (amddbg/replay/symmetry.py): a dispatch of many workgroups in the same state is replayed
+one workgroup per class, the others proven to follow; the findings are those of replaying every wave, and the
+output says which was done. Cores are written at test time by `amddbg run` from the scenario objects."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from amddbg.replay.explain import explain_core
+
+ROOT = Path(__file__).resolve().parents[2]
+SC = ROOT / "corefiles" / "scenarios"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+TARGETS = ("gfx90a", "gfx942", "gfx1100", "gfx1200")
+
+
+def _core(tmp_path, target: str, kernel: str, groups: int, block: int, args: list[str], *, o0: bool = False,
+          stop: int = 400_000) -> str:
+    out = tmp_path / f"{kernel}-{target}-{groups}.gpu"
+    cmd = [sys.executable, "-m", "amddbg", "run", str(SC / f"scenarios-{target}{'-O0' if o0 else ''}.co"),
+           "--kernel", kernel, "--grid", str(groups * block), "--block", str(block), "--core", str(out),
+           "--max-instructions", str(stop)]
+    for a in args:
+        cmd += ["--arg", a]
+    subprocess.run(cmd, check=True, capture_output=True, env=ENV, cwd=str(ROOT), timeout=600)
+    return str(out)
+
+
+def _explain_json(core: str) -> dict:
+    p = subprocess.run([sys.executable, "-m", "amddbg", "explain", core, "--json"], capture_output=True, text=True,
+                       env=ENV, cwd=str(ROOT), timeout=600)
+    return json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_spin_wait_of_many_workgroups_by_symmetry(tmp_path, target):
+    core = _core(tmp_path, target, "spin_no_writer", 24, 64, ["buf:i32:1", "buf:i32:1536"])
+    doc = _explain_json(core)
+    assert doc["verdict"] == "hang"
+    method = doc["replay"]["method"]
+    assert "by symmetry: replayed" in method and "of 24 workgroups" in method
+    replayed = int(method.split("by symmetry: replayed ")[1].split(" ")[0])
+    assert replayed < 24
+    f = doc["findings"][0]
+    waves = 24 * (2 if target.startswith(("gfx11", "gfx12")) else 1)  # wave32: two waves per workgroup
+    assert (f["kind"], f["cause"]) == ("spin_forever", "no_writer") and len(f["waves"]) == waves
+    assert f"the machine state repeats: {waves} wave(s) spin" in method  # every wave counted, not the replayed
+    full = explain_core(core, symmetry=False)
+    assert "by symmetry" not in full.replay["method"]
+    assert [x.to_json() for x in full.findings] == doc["findings"]
+    assert full.verdict == doc["verdict"]
+    assert doc["replay"]["status"] == "hang"  # (replaying every wave may not prove it within the budget)
+
+
+@pytest.mark.parametrize("target", ("gfx90a", "gfx1100"))
+def test_barrier_deadlock_of_many_workgroups_by_symmetry(tmp_path, target):
+    core = _core(tmp_path, target, "barrier_deadlock", 12, 256, ["buf:i32:1", "buf:i32:3072"])
+    sym = explain_core(core)
+    full = explain_core(core, symmetry=False)
+    assert sym.verdict == full.verdict == "hang"
+    assert "by symmetry: replayed" in sym.replay["method"]
+    assert [x.to_json() for x in sym.findings] == [x.to_json() for x in full.findings]
+    assert {(f.kind, f.cause) for f in sym.findings} == {("barrier_deadlock", "missing_arrivals"),
+                                                        ("spin_forever", "writer_blocked")}
+
+
+@pytest.mark.parametrize("target", ("gfx90a", "gfx1200"))
+def test_symmetry_refused_when_the_waves_write_what_differs(tmp_path, target):
+    # slow_loop: each wave computes from its own ids and stores out[id]: the representative reads registers its
+    # class holds differently and writes global memory, so the whole dispatch is replayed, and the answer is the
+    # same as with symmetry off
+    core = _core(tmp_path, target, "slow_loop", 12, 64, ["buf:i32:768", "i32:300"], stop=3000)
+    sym = explain_core(core)
+    full = explain_core(core, symmetry=False)
+    assert sym.verdict == full.verdict == "no_hang"
+    method = sym.replay["method"]
+    assert "replayed the whole dispatch: a representative of" in method and "by symmetry" not in method
+    assert ("reads" in method and "differs between the waves" in method) or "writes global memory" in method
+    assert [x.to_json() for x in sym.findings] == [x.to_json() for x in full.findings]
+
+
+def test_symmetry_refused_at_o0_scratch(tmp_path):
+    # -O0 keeps the flag pointer on the stack: the representative reads its private memory (each wave's own)
+    core = _core(tmp_path, "gfx90a", "spin_no_writer", 12, 64, ["buf:i32:1", "buf:i32:768"], o0=True)
+    sym = explain_core(core)
+    full = explain_core(core, symmetry=False)
+    assert sym.verdict == full.verdict == "hang"
+    assert "private (scratch) memory" in sym.replay["method"]
+    assert [x.to_json() for x in sym.findings] == [x.to_json() for x in full.findings]
+
+
+def test_tracker_sees_a_read_of_a_register_that_differs(tmp_path):
+    # the plan's own bookkeeping, checked from the other side: mark the SGPRs of the flag's pointer as differing
+    # within the class, and the replay must refuse the symmetric answer and replay every wave
+    import amddbg
+    from amddbg.replay import replay as R
+    from amddbg.replay.fromcore import stuck_dispatch
+    from amddbg.replay.symmetry import plan
+
+    core = _core(tmp_path, "gfx90a", "spin_no_writer", 12, 64, ["buf:i32:1", "buf:i32:768"])
+    prog = amddbg.open(core)
+    try:
+        threads = stuck_dispatch(prog, None)
+        p = plan(prog, threads, threads[0].dispatch)
+        assert p.reduces and p.dirty
+        ok = R.replay(prog)
+        assert ok.symmetry.startswith("by symmetry") and ok.status == "hang"
+        for d in p.dirty.values():
+            d.sgprs.update(range(0, 16))  # the kernarg pointer and the loaded flag address live in s[0:15]
+        prog.__dict__["_replay_plans"] = {(None, (), ()): p}
+        r = R.replay(prog)
+        assert r.symmetry.startswith("replayed the whole dispatch") and "reads s" in r.symmetry
+        assert r.status == "hang" and r.wave_instructions > ok.wave_instructions
+    finally:
+        prog.close()

@@ -38,6 +38,7 @@ from amddbg.emu.errors import MemoryViolation
 from amddbg.emu.memory import classify_flat
 from amddbg.errors import UsageError
 from amddbg.replay.fromcore import CoreReplayState, machine_from_program
+from amddbg.replay.symmetry import SymmetryBroken, Tracker
 
 # Wave-instructions each replay of `amddbg explain` may run (the main replay, each seeded schedule, each what-if):
 # large enough for every shipped and scenario core (bench/explain.py prints what each needs); `--budget N`.
@@ -250,8 +251,6 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
     numbers = {w: t.number for w, t in state.threads.items()}
     tracker = None
     if plan is not None:
-        from amddbg.replay.symmetry import Tracker
-
         tracker = Tracker({by_number[n]: copy.deepcopy(d) for n, d in plan.dirty.items() if n in by_number})
     track = tracker.step if tracker is not None and tracker.dirty else None
 
@@ -280,7 +279,13 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
                 q = loads.setdefault(numbers.get(ev.wave), deque(maxlen=64))
                 q.append((ev.pc, a))
 
-    r = m.run(max_instructions=max_instructions, hook=hook)
+    try:
+        r = m.run(max_instructions=max_instructions, hook=hook)
+    except SymmetryBroken:  # (only with a plan) the attempt stops here; replay() replays the whole dispatch
+        from amddbg.emu.machine import RunResult
+
+        r = RunResult("limit", "symmetry broken", sum(w.instructions for w in m.waves), time.perf_counter() - t0,
+                      list(m.waves))
     reason = r.reason
     if r.status == "limit":
         reason = f"stopped after {r.wave_instructions} wave-instructions (the replay budget)"

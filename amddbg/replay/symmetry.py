@@ -168,6 +168,10 @@ def plan(program, threads: list, dispatch, *, stale: dict | None = None, watch: 
     return out
 
 
+class SymmetryBroken(Exception):
+    """Raised from the step hook at the first instruction that breaks the symmetry argument."""
+
+
 class Tracker:
     """The step hook's half of the proof: does a representative read a register some member holds differently,
     store to global memory, touch scratch, or run a wave-dependent instruction? First violation wins."""
@@ -190,6 +194,7 @@ class Tracker:
         why = _check(d, insn, shape[1], ev)
         if why:
             self.broken = f"{insn.text.strip()} at {ev.pc:#x} {why}"
+            raise SymmetryBroken(self.broken)  # no need to run on: the whole dispatch is replayed instead
 
 
 def _shape(insn) -> tuple:
@@ -233,13 +238,13 @@ def _check(d: _Dirty, insn, shape: tuple, ev) -> str | None:
     for op in ev.memops:
         if op.space == "private":
             return "touches its private (scratch) memory"
-        if op.kind in ("store", "atomic") and op.space in ("global", "generic", "scalar"):
-            return "writes global memory (its class's other waves would write too)"
         if op.space == "generic" and op.addresses:
             from amddbg.emu.memory import classify_flat
 
             if any(classify_flat(a)[0] == "private" for a in op.addresses.values()):
                 return "touches its private (scratch) memory"
+        if op.kind in ("store", "atomic") and op.space in ("global", "generic", "scalar"):
+            return "writes global memory (its class's other waves would write too)"
     if partial:
         return None
     # the registers it writes now hold what every member computes the same way (not a partial or conditional

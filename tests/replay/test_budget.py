@@ -37,7 +37,7 @@ def _untimed(doc):
     return doc
 
 
-@pytest.mark.parametrize("core", ["spin-cycle-gfx90a.gpu", "spin-wrong-scope-gfx1100.gpu", "lds-spin-gfx942.gpu"])
+@pytest.mark.parametrize("core", ["spin-cycle-gfx90a.gpu", "spin-wrong-scope-gfx942.gpu", "lds-spin-gfx1100.gpu"])
 def test_same_json_quiet_and_under_contention(core):
     quiet = _finish(_explain(str(SC / core), "--json"))
     assert quiet[0] == 3, quiet[2]

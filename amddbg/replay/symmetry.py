@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from amddbg.amdgpu import AddressSpace
 from amddbg.emu.caches import ARRAYS, CUS
 from amddbg.errors import AmddbgError
 from amddbg.isa.model import OperandKind
-from amddbg.target import AddressSpace
 
 LANES_OF_CACHE = CUS * ARRAYS // np.gcd(CUS, ARRAYS)  # a workgroup's CU and shader array repeat with this period
 WAVE_DEPENDENT = ("s_getreg", "s_memtime", "s_memrealtime", "s_sendmsg_rtn", "s_movrel", "v_movrel", "s_rfe")

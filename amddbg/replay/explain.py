@@ -553,7 +553,9 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
                 value = None
         where = f"{next(iter(polled.values())):#x}" if polled else "an address the registers do not give"
         cause = "writer_blocked" if blocked else "no_writer"
-        key = (cause, where, load.address)
+        # one finding per polled address (waves of one -O0 loop stop at either of its two loads of the flag); by
+        # load only where the registers give no address
+        key = (cause, where) if polled else (cause, where, load.address)
         group = spin_groups.get(key)
         if group is None:
             locs = [_loc(t, "polling load", load.address)]

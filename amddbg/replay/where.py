@@ -18,6 +18,7 @@ frame it calls), so tools that want the innermost line keep the first entry.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from amddbg.errors import AmddbgError
@@ -164,9 +165,50 @@ def expand_locations(program, locations: list) -> list:
 
 
 def finish(program, explanation) -> None:
-    """Expand every finding's locations (once, after all analyses added theirs)."""
+    """Merge spin findings that are one spin seen two ways, then expand every finding's locations (once, after
+    all analyses added theirs)."""
+    explanation.findings = merge_spins(program, explanation.findings)
     for f in explanation.findings:
         f.locations = expand_locations(program, f.locations)
+
+
+def merge_spins(program, findings: list) -> list:
+    """One finding per spin: waves polling the same address at the same line with the same cause are one group,
+    whether the saved registers showed the address (static) or replay saw the loads repeat (dynamic: -O0 waves
+    that stopped between reloading the flag pointer and loading the flag). The first finding keeps its text, with
+    the merged waves named."""
+    out, by = [], {}
+    for f in findings:
+        if f.kind != "spin_forever" or not f.locations or f.details.get("address") is None:
+            out.append(f)
+            continue
+        addr = f.details["address"]
+        m = re.search(r"0x[0-9a-fA-F]+", addr) if isinstance(addr, str) else None
+        addr = int(m.group(0), 16) if m else addr  # "ready at 0x10000f000" (replay) is "0x10000f000" (static)
+        key = (f.cause, str(addr), f.locations[0].get("file"),
+               f.locations[0].get("line"))
+        g = by.get(key)
+        if g is None:
+            by[key] = f
+            out.append(f)
+            continue
+        try:
+            before = who([program.thread(w["thread"]) for w in g.waves])
+            seen = {w.get("thread") for w in g.waves}
+            g.waves += [w for w in f.waves if w.get("thread") not in seen]
+            after = who([program.thread(w["thread"]) for w in g.waves])
+        except (AmddbgError, KeyError, TypeError):
+            out.append(f)  # waves without thread ids: leave both findings as they are
+            continue
+        if g.summary.startswith(before):
+            rest = g.summary[len(before):]
+            if before.startswith("wave ") and not after.startswith("wave "):
+                rest = rest.replace(" polls ", " poll ", 1).replace(" keeps polling ", " keep polling ", 1)
+            g.summary = after + rest
+        for loc in f.locations:
+            if not any(x["role"] == loc["role"] and x.get("line") == loc.get("line") for x in g.locations):
+                g.locations.append(loc)
+    return out
 
 
 # ------------------------------------------------------------------------------------------- text

@@ -37,6 +37,7 @@ from amddbg.replay.explain import (
     static_explanation,
     variable_at,
 )
+from amddbg.replay.origin import describe as describe_origin
 from amddbg.replay.where import place, trap_pc, who
 from amddbg.session.threads import WaveState
 
@@ -318,11 +319,14 @@ def _fault_details(program, exp: Explanation, dispatch, info: dict) -> None:
             from amddbg.dwarf.values import lane_ranges
 
             text = lane_ranges(lanes, w.lanes)
-            var = variable_at(program, state.threads[w], fault.address, window=1 << 40)  # a wild index too
+            t = state.threads[w]
+            origin = describe_origin(program, t, w.pc, fault.address, fault.lanes[0] if fault.lanes else None)
+            var = None if origin else variable_at(program, t, fault.address, window=1 << 40)  # a wild index too
             f.details.update(access=fault.what, address=f"{fault.address:#x}", lanes=text,
-                             **({"variable": var} if var else {}))
+                             **({"variable": var} if var else {}), **({"origin": origin} if origin else {}))
             f.summary += (f": {fault.what} of unmapped address {fault.address:#x} by lane"
-                          f"{'s' if bin(lanes).count('1') > 1 else ''} {text}" + (f" ({var})" if var else ""))
+                          f"{'s' if bin(lanes).count('1') > 1 else ''} {text}"
+                          + (f" ({var})" if var else "") + (f": {origin}" if origin else ""))
     info["wave_instructions"] = info.get("wave_instructions", 0) + len(faults)
 
 
@@ -330,10 +334,11 @@ def _every_faulting_lane(m, w):
     """(first fault, mask of every lane whose access faults): the emulator stops at the first faulting lane, so the
     access is executed again without the lanes found so far until it no longer faults (the PC stays on it)."""
     first, lanes = None, 0
-    exec_mask = w.exec
+    exec_mask, pc = w.exec, w.pc
     for _ in range(w.lanes):
         w.state = "ready"
         w.fault = None
+        w.pc = pc  # the trap handler's entry moved it past the access
         m.step_wave(w)  # a memory violation stops the wave; the exception is kept on it
         fault = getattr(w, "fault", None)
         if w.state != "faulted" or fault is None or not fault.lanes:
@@ -344,7 +349,7 @@ def _every_faulting_lane(m, w):
         w.exec = exec_mask & ~lanes
         if not w.exec:
             break
-    w.exec = exec_mask
+    w.exec, w.pc = exec_mask, pc
     return first, lanes
 
 

@@ -340,39 +340,58 @@ def _values_at(t) -> dict:
 def variable_at(program, t, address: int, *, window: int = 1 << 24) -> str | None:
     """The kernel argument a global address points into, in source terms (`flag`, `out[5]`), from the kernarg
     segment in the core, the metadata's argument offsets and the kernel's DWARF parameter names."""
-    d = t.dispatch
-    if d is None or d.kernarg_address is None:
+    hit = argument_at(program, t, address, window=window)
+    if hit is None:
         return None
-    try:
-        frames = t.frames()
-        params = [a for a in frames[-1].arguments()] if frames else []
-    except AmddbgError:
-        return None
-    kernel = program.dispatch_kernel(d, t.pc)
-    args = [a for a in (getattr(kernel.metadata, "args", ()) if kernel is not None else ())
-            if not str(a.value_kind).startswith("hidden")]
-    best = None
-    for i, a in enumerate(args):
-        if a.value_kind not in ("global_buffer", "dynamic_shared_pointer") or i >= len(params):
-            continue
-        try:
-            base = int.from_bytes(program.read("global", d.kernarg_address + a.offset, 8), "little")
-        except AmddbgError:
-            continue
-        if base <= address < base + window and (best is None or base > best[0]):
-            best = (base, params[i])
-    if best is None:
-        return None
-    base, param = best
+    name, base, size = hit
     off = address - base
     if off == 0:
-        return param.name
+        return name
+    return f"{name}[{off // size}]" if off % size == 0 else f"{name}+{off:#x}"
+
+
+def argument_at(program, t, address: int, *, window: int = 1 << 24) -> tuple[str, int, int] | None:
+    """(parameter name, buffer base, element size) of the pointer argument nearest below `address` (within
+    `window` bytes)."""
+    best = None
+    for param, base in pointer_arguments(program, t):
+        if base <= address < base + window and (best is None or base > best[1]):
+            best = (param, base)
+    if best is None:
+        return None
+    param, base = best
     size = 4
     try:
         size = param.type.target.size or 4  # the pointee's size
     except AttributeError:
         pass
-    return f"{param.name}[{off // size}]" if off % size == 0 else f"{param.name}+{off:#x}"
+    return param.name, base, size
+
+
+def pointer_arguments(program, t) -> list:
+    """(DWARF parameter, value) of the kernel's pointer arguments (global buffers), read from the kernarg segment
+    in the core; [] when the dispatch, its kernarg segment or the parameters are unknown."""
+    d = t.dispatch
+    if d is None or d.kernarg_address is None:
+        return []
+    try:
+        frames = t.frames()
+        params = [a for a in frames[-1].arguments()] if frames else []
+    except AmddbgError:
+        return []
+    kernel = program.dispatch_kernel(d, t.pc)
+    args = [a for a in (getattr(kernel.metadata, "args", ()) if kernel is not None else ())
+            if not str(a.value_kind).startswith("hidden")]
+    out = []
+    for i, a in enumerate(args):
+        if a.value_kind not in ("global_buffer", "dynamic_shared_pointer") or i >= len(params):
+            continue
+        try:
+            out.append((params[i], int.from_bytes(program.read("global", d.kernarg_address + a.offset, 8),
+                                                  "little")))
+        except AmddbgError:
+            continue
+    return out
 
 
 def _argument_pointer(program, t, insn) -> int | None:

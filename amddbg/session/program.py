@@ -217,6 +217,8 @@ class LoadedCodeObject:
         if i is None:
             return False
         f, ln = lt.files_col[i], lt.lines_col[i]
+        if ln == 0:
+            return False  # gdb drops line-0 rows: the PC continues the row before it (amddbg.dwarf.attribution)
         lo = next((s[2] for s in lt.sequences if s[2] <= i < s[3]), 0)
         while i > lo and lt.files_col[i - 1] == f and lt.lines_col[i - 1] == ln:
             i -= 1

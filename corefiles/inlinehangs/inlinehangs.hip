@@ -108,3 +108,18 @@ __global__ void inline_assert(const int *in, int *out) {
   check(v >= 0); // @assert-call
   out[t] = v * 2;
 }
+
+// null_entry: lanes 0-2 fill table[0..2] with `data`; table[3] stays NULL, and the lanes that read through it fault.
+__global__ void null_entry(int **table, int *data, int *out) {
+  unsigned t = tid();
+  if (t < 3) table[t] = data;
+  __syncthreads();
+  out[t] = table[t % 4][t]; // @null-load
+}
+
+// past_end: the last lane of the wave reads offsets[n], past the n elements the launch gives offsets.
+__global__ void past_end(const int *offsets, int *out, int n) {
+  unsigned t = tid();
+  unsigned i = t + 1 == WAVE ? (unsigned)n : t;
+  out[t] = offsets[i]; // @past-load
+}

@@ -112,3 +112,39 @@ def test_views_say_the_attributed_line():
     assert not re.search(r"^0\t", out, re.M) and not re.search(r"\.hip:0\b", out), out
     assert ":0" in subprocess.run([sys.executable, "-m", "amddbg", "addr2line", "-e", str(obj), hex(a)],
                                   capture_output=True, text=True).stdout  # addr2line keeps LLVM's answer
+
+
+def test_bt_inside_a_loop_at_a_line0_row(tmp_path):
+    """gfx942 -O0, a wave stopped on loop code whose row says line 0 (slow_loop's loop): `bt` says the line gdb
+    gives (the preceding row's), llvm-addr2line-22 says 0 for the same PC. The stop is found by stepping the
+    emulator in-process to the first line-0 PC of the loop; the core is then written by `amddbg run`."""
+    from amddbg.emu.machine import Machine
+
+    obj = ROOT / "corefiles" / "scenarios" / "scenarios-gfx942-O0.co"
+    seqs, funcs = _sequences(obj), _functions(obj)
+    rows = sorted((a, ln) for s in seqs for a, ln in s)
+    zero = {a for a, ln in rows if ln == 0}
+    args = ["buf:i32:64", "i32:300"]
+    m = Machine(obj)
+    m.dispatch("slow_loop", (64, 1, 1), (64, 1, 1), args)
+    executed: list[int] = []
+    m.run(max_instructions=20_000, hook=lambda ev: executed.append(ev.pc - m.load))
+    lo, hi = next((a, b) for a, b in funcs if a <= executed[0] < b)
+
+    def row_of(rel: int) -> int:
+        return max(a for a, _ln in rows if a <= rel)
+
+    # after n instructions the wave's PC is the n-th executed one: the first line-0 PC it comes back to
+    n = next(k for k in range(1, len(executed)) if row_of(executed[k]) in zero and executed[k] in executed[:k])
+    rel = executed[n]
+    assert lo <= rel < hi
+    core = tmp_path / "loop.gpu"
+    _amddbg("run", str(obj), "--kernel", "slow_loop", "--grid", "64", "--block", "64", *[x for a in args for x in
+                                                                                        ("--arg", a)],
+            "--max-instructions", str(n), "--core", str(core))
+    bt = _amddbg("-batch", "-ex", "bt", str(core))
+    want = _expected(seqs, funcs, rel)
+    assert want and f"scenarios.hip:{want}" in bt and f"{m.load + rel:#018x}" in bt, (hex(rel), bt)
+    a2l = subprocess.run([shutil.which("llvm-addr2line-22") or "llvm-addr2line-22", "-e", str(obj), hex(rel)],
+                         capture_output=True, text=True).stdout
+    assert a2l.strip().endswith(":0"), a2l

@@ -222,3 +222,36 @@ def test_text_shows_call_sites_under_their_location(tmp_path):
     i = next(k for k, line in enumerate(out) if line.strip().startswith("waiting at barrier: __syncthreads at"))
     assert out[i + 1].strip() == f"called from wg_sync at /amddbg/inlinehangs.hip:{L['wg-sync-body']}"
     assert out[i + 2].strip() == f"called from helper_sync at /amddbg/inlinehangs.hip:{L['helper-call']}"
+
+
+@pytest.mark.parametrize("obj", FAST)
+def test_fault_names_the_pointer(tmp_path, obj):
+    """null_entry: table[3] stays NULL; every lane reading through it faults, and the text says where the pointer
+    came from (-O2: the array it was loaded from; -O0 passes it through the stack: a NULL pointer). past_end: the
+    last lane reads offsets[1024], the first element past the 4096 mapped bytes of offsets."""
+    w = _wave(obj)
+    core = tmp_path / "null.gpu"
+    r = _amddbg("run", str(IH / obj), "--kernel", "null_entry", "--grid", str(w), "--block", str(w), "--arg",
+                "buf:i64:4", "--arg", f"buf:i32:{w}:iota", "--arg", f"buf:i32:{w}", "--core", str(core))
+    assert core.exists(), r.stdout + r.stderr
+    doc = _explain(core)
+    _no_line_0(doc)
+    f = _finding(doc, "memory_violation")
+    lanes = ",".join(str(n) for n in range(3, w, 4))
+    assert f["details"]["lanes"] == lanes, f["details"]
+    assert [loc["line"] for loc in f["locations"]] == [L["null-load"]]
+    if obj.endswith("-O2.co"):
+        assert f["details"]["origin"] == "the pointer (NULL) was loaded from an element of table", f["summary"]
+    else:
+        assert f["details"]["origin"].startswith("a NULL pointer plus "), f["summary"]
+    assert f["summary"].endswith(f"by lanes {lanes}: {f['details']['origin']}")
+
+    core = tmp_path / "past.gpu"
+    r = _amddbg("run", str(IH / obj), "--kernel", "past_end", "--grid", str(w), "--block", str(w), "--arg",
+                "buf:i32:1024:iota", "--arg", f"buf:i32:{w}", "--arg", "i32:1024", "--core", str(core))
+    assert core.exists(), r.stdout + r.stderr
+    f = _finding(_explain(core), "memory_violation")
+    assert f["details"]["lanes"] == str(w - 1)
+    assert f["details"]["origin"] == ("offsets[1024], the first element past the end of the memory of offsets "
+                                      "(4096 bytes from its start are mapped)"), f["summary"]
+    assert [loc["line"] for loc in f["locations"]] == [L["past-load"]]

@@ -1,0 +1,202 @@
+"""Where a faulting address came from, in source terms: `table[3]` is NULL, `offsets[1024]` is past the end.
+
+A fault's address alone names little: 0x14 is "a NULL pointer plus 20", 0x100007000 is "something past a
+buffer". The user wants the pointer: which element of which argument held it, or which argument the index ran
+past. Two facts give it:
+
+- **the pointer was loaded from memory**: walking back from the faulting access through the instructions that
+  wrote its address registers (adds of an offset, moves), the first 64-bit load that wrote one of them loaded
+  the pointer. When that load's own address registers still hold what they held (nothing wrote them since),
+  the saved registers give where the pointer was read, `variable_at` names it (`table[3]`) and the core's memory
+  its value (0: NULL). Otherwise the pointer value (still in the load's destination) names the slot when exactly
+  one slot of a pointer-to-pointer argument holds it, or, when the load's SGPR base is still an argument, the
+  array alone: "the pointer (NULL) was loaded from an element of table" (the element is not claimed);
+- **the index ran past an argument's buffer**: the address lies in the first unmapped page after the mapped
+  extent of the argument buffer below it (the emulator puts a guard page after each buffer; the runtime's
+  allocations are page-granular too): `offsets[1024], the first element past the end of the memory of
+  offsets`. The core does not hold the buffer's size, only what is mapped, and the text says so.
+
+A straight-line walk within the function, as the other code scans of the explainer: a pointer that went through
+the stack (-O0 spills) or a join of two paths is not traced, and nothing is claimed.
+"""
+
+from __future__ import annotations
+
+from amddbg.errors import AmddbgError
+from amddbg.isa.model import OperandKind
+
+NULL_PAGE = 1 << 16  # addresses below it come from a NULL pointer plus an offset
+_POINTER_LOADS = ("global_load_dwordx2", "flat_load_dwordx2", "global_load_b64", "flat_load_b64",
+                  "s_load_dwordx2", "s_load_b64", "buffer_load_dwordx2", "buffer_load_b64")
+
+
+def _regs(op) -> set[tuple]:
+    return {(op.kind, op.register + k) for k in range(op.count)} if op.register is not None else set()
+
+
+def _address_operands(insn) -> list:
+    """The register operands that form a global/flat access's address (VGPR pair, or SGPR base + VGPR offset)."""
+    ops = [o for o in insn.operands if not o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR)]
+    mem = insn.memory
+    if mem is not None and mem.is_store and not mem.is_atomic:
+        # stores: address, data[, saddr]
+        return [o for i, o in enumerate(ops) if i != 1]
+    return ops[:1] + [o for o in ops[1:] if o.kind is OperandKind.SGPR and o.count == 2]
+
+
+def pointer_load(program, pc: int):
+    """(load instruction, instructions between it and `pc`) of the 64-bit load whose result the access at `pc`
+    uses as its address, or None."""
+    try:
+        insns = [i for i in program.disassemble(pc) if i.address <= pc]
+    except AmddbgError:
+        return None
+    if not insns or insns[-1].address != pc:
+        return None
+    access = insns[-1]
+    want: set = set()
+    for o in _address_operands(access):
+        want |= _regs(o)
+    for k in range(len(insns) - 2, -1, -1):
+        i = insns[k]
+        if i.is_branch or i.is_call:
+            return None  # a join or a call: the straight-line walk stops
+        written = set()
+        for o in i.operands:
+            if o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR):
+                written |= _regs(o)
+        hit = written & want
+        if not hit:
+            continue
+        if i.mnemonic.split("_e")[0] in _POINTER_LOADS or i.mnemonic in _POINTER_LOADS:
+            return i, insns[k + 1:-1]
+        if i.memory is not None:
+            return None  # a 32-bit load or anything else from memory: not a pointer we can name
+        want -= hit
+        for o in i.operands:
+            if not o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR):
+                want |= _regs(o)  # an add of an offset, a move: the pointer is among its sources
+    return None
+
+
+def describe(program, t, pc: int, address: int, lane: int | None = None) -> str | None:
+    """`the pointer comes from table[3], which is NULL` / `offsets[1024], the first element past the end of the
+    memory of offsets (...)` / `a NULL pointer plus 0x14`, or None when no fact holds."""
+    found = pointer_load(program, pc)
+    if found is not None:
+        named = _loaded_pointer(program, t, lane, *found, address)
+        if named is not None:
+            return named
+    if address < NULL_PAGE:
+        return f"a NULL pointer plus {address:#x}"
+    return _past_the_end(program, t, address)
+
+
+def _loaded_pointer(program, t, lane, load, between, address: int) -> str | None:
+    """Name the memory the access's pointer was loaded from: by the load's own address when its registers still
+    hold it; else by the pointer value (the load's destination registers, or NULL for an address in the NULL
+    page) found in exactly one slot of the pointer-to-pointer arguments' memory; else the array alone."""
+    from amddbg.replay.explain import _addresses, _reg_written, variable_at
+
+    if load.mnemonic.startswith("s_"):
+        return None  # a scalar load of a pointer reads a kernel argument (or a uniform one): the argument itself
+    if not any(_reg_written(between, o) for o in _address_operands(load)):
+        addrs = _addresses(t, load)
+        if addrs:
+            where = addrs.get(lane) if lane in addrs else next(iter(addrs.values()))
+            name = variable_at(program, t, where)
+            if name is not None:
+                return f"the pointer comes from {name}, which is {_value_text(_read64(program, where))}"
+    value = 0 if address < NULL_PAGE else None
+    dest = next((o for o in load.operands if o.is_dest), None)
+    if dest is not None and dest.count == 2 and dest.kind is OperandKind.VGPR and not _reg_written(between, dest):
+        try:
+            regs = t.registers
+            ln = lane if lane is not None else (t.active_lanes or [0])[0]
+            value = regs.read_named(f"v{dest.register}", lane=ln) | regs.read_named(f"v{dest.register + 1}",
+                                                                                   lane=ln) << 32
+        except (AmddbgError, KeyError):
+            pass
+    slots = _pointer_slots(program, t, value) if value is not None else []
+    if len(slots) == 1:
+        return f"the pointer comes from {slots[0]}, which is {_value_text(value)}"
+    base = _argument_base(program, t, load, between)
+    if base is not None:  # the element is not known, the array is: "an element of table"
+        shown = f" ({_value_text(value)})" if value is not None else ""
+        return f"the pointer{shown} was loaded from an element of {base}"
+    return None
+
+
+def _argument_base(program, t, load, between) -> str | None:
+    """The pointer argument a load's SGPR base (`global_load ... vN, s[0:1]`) still holds, by name."""
+    from amddbg.replay.explain import _reg_written, pointer_arguments
+
+    sbase = next((o for o in load.operands if not o.is_dest and o.kind is OperandKind.SGPR and o.count == 2), None)
+    if sbase is None or _reg_written([load, *between], sbase):
+        return None  # the base register no longer holds what the load read from (the load itself may reuse it)
+    try:
+        regs = t.registers
+        value = regs.read_named(f"s{sbase.register}") | regs.read_named(f"s{sbase.register + 1}") << 32
+    except (AmddbgError, KeyError):
+        return None
+    return next((param.name for param, base in pointer_arguments(program, t) if base == value), None)
+
+
+def _pointer_slots(program, t, value: int, *, limit: int = 1 << 16) -> list[str]:
+    """`table[3]`-style names of the 8-byte slots holding `value` in the memory of the arguments that point to
+    pointers (at most `limit` bytes each, up to the first unmapped page)."""
+    from amddbg.replay.explain import pointer_arguments
+
+    out = []
+    for param, base in pointer_arguments(program, t):
+        pointee = getattr(getattr(param, "type", None), "target", None)
+        while pointee is not None and pointee.kind in ("typedef", "const", "volatile", "restrict", "atomic"):
+            pointee = pointee.target
+        if pointee is None or pointee.kind != "pointer":
+            continue
+        off = 0
+        while off < limit:
+            try:
+                chunk = program.read("global", base + off, 4096 - (base + off) % 4096)
+            except AmddbgError:
+                break
+            for k in range(0, len(chunk) - 7, 8):
+                if int.from_bytes(chunk[k:k + 8], "little") == value:
+                    out.append(f"{param.name}[{(off + k) // 8}]")
+            off += len(chunk)
+    return out
+
+
+def _read64(program, address: int) -> int | None:
+    try:
+        return int.from_bytes(program.read("global", address, 8), "little")
+    except AmddbgError:
+        return None
+
+
+def _value_text(value: int | None) -> str:
+    return "NULL" if value == 0 else (f"{value:#x}" if value is not None else "<unavailable>")
+
+
+def _past_the_end(program, t, address: int, *, window: int = 1 << 20) -> str | None:
+    """`offsets[1024], the first element past the end of the memory of offsets` when `address` is in the first
+    unmapped page after the mapped extent of the argument buffer below it."""
+    from amddbg.replay.explain import argument_at
+
+    hit = argument_at(program, t, address, window=window)
+    if hit is None:
+        return None
+    name, base, size = hit
+    page = 4096
+    end = base
+    while end < address:  # the mapped extent from the buffer's start, page by page (bounded by `window`)
+        try:
+            program.read("global", end, 1)
+        except AmddbgError:
+            break
+        end = (end // page + 1) * page
+    if end > address or address - end >= page or (address - base) % size:
+        return None
+    index, first_out = (address - base) // size, (end - base) // size
+    what = "the first element past the end" if index == first_out else "past the end"
+    return f"{name}[{index}], {what} of the memory of {name} ({end - base} bytes from its start are mapped)"

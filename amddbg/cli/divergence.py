@@ -21,6 +21,7 @@ def add_parser(p: argparse.ArgumentParser, *, codeobj: bool = True) -> None:
 
 def report_for(args):
     from amddbg.emu.args import parse_arg, parse_dims
+    from amddbg.emu.launch import launch_options
     from amddbg.emu.machine import Machine
     from amddbg.teach.divergence import record
     from amddbg.textsafe import check_regular
@@ -28,7 +29,7 @@ def report_for(args):
     check_regular(args.codeobj)
     m = Machine(args.codeobj, seed=args.seed)
     m.dispatch(args.kernel, parse_dims(args.grid, "grid"), parse_dims(args.block, "block"),
-               [parse_arg(a) for a in args.arg])
+               [parse_arg(a) for a in args.arg], **launch_options(args))
     return record(m, max_instructions=args.max_instructions or 2_000_000)
 
 

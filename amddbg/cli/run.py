@@ -1,6 +1,7 @@
-"""`amddbg run CODEOBJ --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]... [--json]
-[--core OUT [--layout split|unified]] [--max-instructions N] [--seed N | --explore N] [--stack-size BYTES]`: run a
-kernel in the emulator.
+"""`amddbg run CODEOBJ --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]... [--dynamic-lds BYTES]
+[--global NAME=TYPE:COUNT[:INIT]]... [--json] [--core OUT [--layout split|unified]] [--max-instructions N]
+[--seed N | --explore N] [--stack-size BYTES]`: run a kernel in the emulator; `amddbg run [CODEOBJ] --script FILE`
+runs a sequence of launches sharing buffers (amddbg/emu/launch.py).
 
 Every run returns: without `--max-instructions` a run stops after `DEFAULT_MAX_INSTRUCTIONS` wave-instructions with
 status `limit` (a hang the detector does not prove still ends). Budgets are instructions, never seconds, so a run's
@@ -23,7 +24,10 @@ DEFAULT_MAX_INSTRUCTIONS = 50_000_000
 def add_parser(p: argparse.ArgumentParser) -> None:
     from amddbg.emu.args import add_launch_arguments
 
-    add_launch_arguments(p, default_limit=DEFAULT_MAX_INSTRUCTIONS)
+    add_launch_arguments(p, default_limit=DEFAULT_MAX_INSTRUCTIONS, script=True)
+    p.add_argument("--script", metavar="FILE",
+                   help="run the launches of a JSON (or YAML) launch script, sharing named buffers and globals, "
+                        "instead of --kernel/--grid/--block/--arg")
     p.add_argument("--explore", type=int, default=None, metavar="N",
                    help="run N seeded schedules and cache choices (seeds 0..N-1), report each outcome with its "
                         "seeds, write the first hang's core to --core, exit with the worst outcome's code")
@@ -31,26 +35,37 @@ def add_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layout", choices=("split", "unified"), default="split")
 
 
+def _check_core_target(core: str | None, inputs: list[str]) -> None:
+    """The core goes to a new file or replaces an output, never an input of this run."""
+    if not core:
+        return
+    for path in inputs:
+        if path and os.path.exists(core) and os.path.exists(path) and os.path.samefile(path, core):
+            raise UsageError(f"{core}: --core would overwrite an input of this run ({path})")
+
+
 def run(args: argparse.Namespace) -> int:
     from amddbg.emu.args import parse_arg, parse_dims, read_buffer
+    from amddbg.emu.launch import launch_options
     from amddbg.emu.limits import check as check_budget
-    from amddbg.emu.machine import DYNAMIC_STACK_MAX, Machine
+    from amddbg.emu.machine import Machine
     from amddbg.textsafe import check_regular
 
+    if args.script:
+        return _script(args)
+    missing = [o for o in ("kernel", "grid", "block") if getattr(args, o) is None] + (
+        ["CODEOBJ"] if not args.codeobj else [])
+    if missing:
+        raise UsageError(f"run needs {', '.join(m if m == 'CODEOBJ' else '--' + m for m in missing)} "
+                         "(or --script FILE)")
     check_regular(args.codeobj)
     grid, block = parse_dims(args.grid, "grid"), parse_dims(args.block, "block")
     specs = [parse_arg(a) for a in args.arg]
-    if args.core:  # the core goes to a new file or replaces an output, never an input of this run
-        inputs = [args.codeobj] + [a.init[len("file="):] for a in specs
-                                   if a.kind == "buffer" and a.init.startswith("file=")]
-        for path in inputs:
-            if os.path.exists(args.core) and os.path.exists(path) and os.path.samefile(path, args.core):
-                raise UsageError(f"{args.core}: --core would overwrite an input of this run ({path})")
-    launch = {}
-    if args.stack_size is not None:
-        if not 0 <= args.stack_size <= DYNAMIC_STACK_MAX:
-            raise UsageError(f"--stack-size {args.stack_size}: expected 0..{DYNAMIC_STACK_MAX} bytes")
-        launch["stack_size"] = args.stack_size
+    launch = launch_options(args)
+    _check_core_target(args.core, [args.codeobj] + [a.init[len("file="):] for a in specs
+                                                    if a.kind == "buffer" and a.init.startswith("file=")]
+                       + [g.init[len("file="):] for g in launch.get("globals", [])
+                          if g.init and g.init.startswith("file=")])
     if args.json:  # one Python number per element (about 40 bytes each) while the document is written
         check_budget(sum(40 * a.count for a in specs if a.kind == "buffer"), "the --json list of the buffers' values")
     limit = DEFAULT_MAX_INSTRUCTIONS if args.max_instructions is None else args.max_instructions
@@ -70,10 +85,14 @@ def run(args: argparse.Namespace) -> int:
         waves.append({"workgroup": list(w.workgroup), "wave_in_group": w.wave_in_group, "pc": f"{w.pc:#x}",
                       "state": w.state, "source": m.wave_source(w)})
     warnings = m.lds_bounds.warnings()  # accesses past the workgroup's LDS (amddbg/emu/ldsbounds.py)
+    from amddbg.emu.globalvars import read_globals
+
+    globals_ = read_globals(m, m.device_globals)
     if args.json:
         buffers = [{"arg": b["arg"], "type": b["type"], "values": read_buffer(m, b)} for b in m.buffers]
         doc = {"status": r.status, "reason": r.reason, "wave_instructions": r.wave_instructions,
-               "seconds": round(r.seconds, 4), "buffers": buffers, "waves": waves, "warnings": warnings}
+               "seconds": round(r.seconds, 4), "buffers": buffers, "globals": globals_, "waves": waves,
+               "warnings": warnings}
         json.dump(doc, sys.stdout)
         sys.stdout.write("\n")
         return 0
@@ -94,10 +113,65 @@ def run(args: argparse.Namespace) -> int:
             print(f"  warning: {safe(m.lds_bounds.describe(rec))}")
         else:
             print(f"  warning: {rec['count']} more out-of-range LDS accesses")
+    for g in globals_:
+        print(f"  global {safe(g['name'])} ({g['type']} x {len(g['values'])}): {_preview(g['values'])}")
     rate = r.wave_instructions / r.seconds if r.seconds else 0
     print(f"{r.wave_instructions} wave-instructions in {r.seconds:.2f} s ({rate:,.0f}/s)")
     if args.core:
         print(f"core written: {args.core} ({args.layout})")
+    return 0
+
+
+def _preview(values: list, n: int = 8) -> str:
+    return ", ".join(repr(v) for v in values[:n]) + (f", ... ({len(values)} values)" if len(values) > n else "")
+
+
+def _script(args: argparse.Namespace) -> int:
+    """`--script FILE`: the launches of a launch script on one machine (amddbg.emu.launch.run_script)."""
+    from amddbg.emu.launch import load_script, parse_script, run_script
+    from amddbg.textsafe import safe
+
+    single = [o for o in ("kernel", "grid", "block") if getattr(args, o) is not None]
+    single += ["arg"] if args.arg else []
+    single += ["dynamic-lds"] if args.dynamic_lds else []
+    single += ["global"] if args.globals else []
+    single += ["stack-size"] if args.stack_size is not None else []
+    single += ["explore"] if args.explore is not None else []
+    if single:
+        raise UsageError("--script gives every launch's options; it does not take "
+                         + ", ".join("--" + o for o in single))
+    from pathlib import Path
+
+    doc = load_script(args.script)
+    plan = parse_script(doc, source=args.script, base=Path(args.script).resolve().parent)
+    codeobj = args.codeobj or plan.code_object
+    inputs = [args.script, codeobj or ""] + [s.init[5:] for s in plan.buffers.values() if s.init.startswith("file=")]
+    inputs += [g.init[5:] for g in plan.globals if g.init and g.init.startswith("file=")]
+    _check_core_target(args.core, inputs)
+    limit = DEFAULT_MAX_INSTRUCTIONS if args.max_instructions is None else args.max_instructions
+    res = run_script(codeobj, doc, max_instructions=limit, seed=args.seed, core=args.core, layout=args.layout,
+                     base=Path(args.script).resolve().parent)
+    if args.json:
+        json.dump(res.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    for x in res.launches:
+        shape = f"grid {','.join(map(str, x.grid))} block {','.join(map(str, x.block))}"
+        lds = f" dynamic LDS {x.dynamic_lds}" if x.dynamic_lds else ""
+        print(f"launch {x.index} {safe(x.kernel)} {shape}{lds}: {x.status}: {safe(x.reason)} "
+              f"({x.wave_instructions:,} wave-instructions)")
+        for rec in x.warnings:
+            if "lanes" in rec:
+                print(f"  warning: {safe(res.machine.lds_bounds.describe(rec))}")
+    if res.stopped_at is not None:
+        left = res.planned - res.stopped_at - 1
+        print(f"stopped at launch {res.stopped_at}" + (f": {left} later launch(es) not run" if left else ""))
+    for name, b in res.buffers.items():
+        print(f"  buffer @{safe(name)} ({b['type']} x {b['count']}): {_preview(res.buffer(name).tolist())}")
+    for g in res.global_values():
+        print(f"  global {safe(g['name'])} ({g['type']} x {len(g['values'])}): {_preview(g['values'])}")
+    if res.core:
+        print(f"core written: {res.core} ({args.layout})")
     return 0
 
 

@@ -21,7 +21,9 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
     b = CoreBuilder(arch=machine.processor, pid=4242)
     agent = b.add_agent(machine.processor, gpu_id=0x1002)
     data = bytes(machine.co.data)
-    b.add_code_object(data, load_address=machine.load)
+    # the loaded segments come from the machine's memory, not the file: __device__/__constant__ globals hold what
+    # the launches (and --global) left in them, which the debugger then reads (`print hit_count`)
+    b.add_code_object(data, load_address=machine.load, load=False)
     slot = _scratch_slot(machine)
     tmpring, place = _scratch_layout(agent, len(machine.waves), slot)
     q = b.add_queue(agent, queue_id=1, ring_packets=64, read_dispatch_id=0,
@@ -53,10 +55,7 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
         from amddbg.core.emunotes import NOTE_NAME, NT_AMDDBG_EMULATOR_NOTES, build
 
         b.add_note(NOTE_NAME, NT_AMDDBG_EMULATOR_NOTES, build(notes))
-    code_lo, code_hi = machine.load, machine.load + 0x1_0000_0000  # the code object's range: the writer places it
     for addr, chunk in machine.memory.segments():
-        if code_lo <= addr < code_hi:
-            continue
         b.add_memory(addr, chunk)
     if layout == "split":
         b.write_split(path)

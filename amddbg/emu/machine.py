@@ -66,6 +66,16 @@ SAMPLE_BACKOFF = 16  # samples between doublings of the sampling interval
 SAMPLE_SPREAD = 8  # the interval grows to at most this many times its first value
 
 
+def lds_limit(processor: str) -> int:
+    """The most LDS one workgroup may address (static + dynamic): LLVM's addressable local memory size features,
+    65536 bytes, 163840 on gfx950, 327680 on GFX12.5 (AMDGPU.td FeatureAddressableLocalMemorySize*)."""
+    if processor.startswith("gfx950"):
+        return 160 * 1024
+    if processor.startswith("gfx125"):
+        return 320 * 1024
+    return 64 * 1024
+
+
 def family_of(processor: str) -> str:
     digits = processor[3:]
     if len(digits) >= 4 and digits[:2] in ("10", "11", "12"):
@@ -243,6 +253,7 @@ class Machine:
         self.dispatch_info: dict = {}
         self._stack_note = ""  # appended to a private-segment fault of a dynamic-stack kernel
         self.buffers: list[dict] = []
+        self.device_globals: list[dict] = []  # globals set by dispatch(globals=...) (globalvars.py)
         self.private_ranges: list[tuple[int, int]] = []  # scratch: memory only its own wave reads
         self._shared_changes = 0  # samples at which memory other than scratch had changed
         self.prove_loops = True  # run() proves spin loops that can never end (loopproof.py)
@@ -281,13 +292,21 @@ class Machine:
         raise EmulatorError(f"no kernel named {name!r} (have: {have})")
 
     def dispatch(self, kernel: str, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
-                 dynamic_lds: int = 0, stack_size: int = DYNAMIC_STACK) -> None:
+                 dynamic_lds: int = 0, stack_size: int = DYNAMIC_STACK, globals: Sequence = (),  # noqa: A002
+                 named: dict | None = None) -> None:
         """`dynamic_lds`: bytes of dynamic LDS (HIP's sharedMemBytes for `extern __shared__`), placed after the
         kernel's static LDS (rounded up to 16 bytes) as the runtime does; the packet's group segment size and the
         hidden_dynamic_lds_size argument say it. `stack_size`: hipDeviceSetLimit(hipLimitStackSize), bytes per
-        work-item for a kernel with a dynamic stack (see DYNAMIC_STACK); other kernels get their fixed size."""
+        work-item for a kernel with a dynamic stack (see DYNAMIC_STACK); other kernels get their fixed size.
+        `globals`: `__device__`/`__constant__` globals to set first (`NAME=TYPE:COUNT[:INIT]` or GlobalSpec;
+        amddbg/emu/globalvars.py), read back by `read_globals(m, m.device_globals)`. `named`: buffer name ->
+        {"address", ...} for `@NAME` arguments (a launch script's buffers, amddbg/emu/launch.py).
+        A machine dispatches again after a run: memory (buffers, globals) stays, the waves and workgroups are
+        the new dispatch's, and the vector caches start empty (the packet's acquire fence invalidates them)."""
         from amddbg.emu.args import lay_out_kernargs
 
+        if self.waves or self.groups:
+            self._next_dispatch()
         k = self.find_kernel(kernel)
         kd = k.descriptor
         if kd is None:
@@ -314,6 +333,10 @@ class Machine:
         group_fixed = kd.group_segment_fixed_size
         if dynamic_lds:
             group_fixed = (group_fixed + 15) // 16 * 16 + dynamic_lds
+            most = lds_limit(self.processor)
+            if group_fixed > most:  # hipLaunchKernel fails the launch (hipErrorInvalidValue) the same way
+                raise EmulatorError(f"dynamic LDS {dynamic_lds} bytes: with the kernel's {kd.group_segment_fixed_size}"
+                                    f" static bytes a workgroup needs {group_fixed}; {self.processor} has {most}")
         private_size = (kd.private_segment_fixed_size + 3) // 4 * 4
         if not 0 <= stack_size <= DYNAMIC_STACK_MAX:
             raise EmulatorError(f"stack size {stack_size}: hipLimitStackSize takes 0..{DYNAMIC_STACK_MAX} bytes")
@@ -346,10 +369,15 @@ class Machine:
         groups = [(gx, gy, gz) for gz in range((grid[2] + block[2] - 1) // block[2])
                   for gy in range((grid[1] + block[1] - 1) // block[1])
                   for gx in range((grid[0] + block[0] - 1) // block[0])]
+        if globals:
+            from amddbg.emu.globalvars import place_globals
+
+            self.device_globals += place_globals(self, globals)
         scratch = mem.alloc(max(per_wave_scratch * n_waves, 4), align=256) if per_wave_scratch else 0
         self.private_ranges = [(scratch, scratch + per_wave_scratch * n_waves)] if per_wave_scratch else []
         kernargs, self.buffers = lay_out_kernargs(self, k, args, grid=grid, block=block, queue=queue,
-                                                  packet=packet, size=kernarg_size, dynamic_lds=dynamic_lds)
+                                                  packet=packet, size=kernarg_size, dynamic_lds=dynamic_lds,
+                                                  named=named)
         mem.write(kernarg, kernargs)
         dims = 3 if grid[2] > 1 else 2 if grid[1] > 1 else 1
         pkt = struct.pack("<HHHHHHIIIIIQQQQ", 2 | (1 << 8), dims, block[0], block[1], block[2], 0, grid[0], grid[1],
@@ -387,6 +415,17 @@ class Machine:
                 wg.waves.append(w)
                 self.waves.append(w)
                 index += 1
+
+    def _next_dispatch(self) -> None:
+        """Forget the last dispatch's waves and workgroups before another one on the same memory. Stores still in
+        flight reach memory; the CU caches start empty, as the AQL packet's system-scope acquire leaves them."""
+        self.caches.drain_all()
+        self.caches.lines.clear()
+        self.caches.gl1.clear()
+        self.waves, self.groups = [], []
+        self.barrier_misuse = []
+        self._stepped = -1
+        self._shared_changes = 0
 
     def _initial_state(self, w, kd, rsrc2, props, packet, queue, kernarg, scratch, wave_offset, private_size,
                        architected, packed, size, wi, items) -> None:

@@ -790,6 +790,7 @@ class Debugger:
         import shlex as _sh
 
         from amddbg.emu.args import add_launch_arguments, parse_arg, parse_dims
+        from amddbg.emu.launch import launch_options
         from amddbg.emu.machine import Machine
         from amddbg.teach.divergence import add_picture_arguments, record
 
@@ -807,7 +808,7 @@ class Debugger:
             raise UsageError(f"divergence: {exc}") from None
         m = Machine(lcos[0].codeobj)
         m.dispatch(ns.kernel, parse_dims(ns.grid, "grid"), parse_dims(ns.block, "block"),
-                   [parse_arg(a) for a in ns.arg])
+                   [parse_arg(a) for a in ns.arg], **launch_options(ns))
         rep = record(m, max_instructions=ns.max_instructions or 2_000_000)
         self.out(f"{rep.status}: {rep.reason}; SIMD efficiency {rep.efficiency:.1%} "
                  f"({rep.slots - rep.active} of {rep.slots} lane-slots lost)")

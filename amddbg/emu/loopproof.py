@@ -47,6 +47,8 @@ _SCC_DEFS = ("s_cmp", "s_cmpk", "s_bitcmp", "s_add_u32", "s_add_i32", "s_sub_u32
 _SCC_USES = ("s_cselect", "s_addc", "s_subb", "s_cmov", "s_cmovk", "s_cbranch_scc", "s_add_co_ci", "s_sub_co_ci")
 _VCC_USES = ("v_cndmask_b32", "v_cndmask_b16", "v_addc_co_u32", "v_add_co_ci_u32", "v_subb_co_u32", "v_sub_co_ci_u32",
              "v_subbrev_co_u32", "v_subrev_co_ci_u32", "v_addc_u32", "v_subb_u32", "v_subbrev_u32", "v_div_fmas")
+_CARRY_OUT = ("v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32", "v_addc_co_u32", "v_subb_co_u32", "v_subbrev_co_u32",
+              "v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32")
 _VOLATILE = ("s_memtime", "s_memrealtime", "s_getreg", "s_sendmsg_rtn", "s_get_barrier_state")
 _ABORT = ("movrel", "gpr_idx", "s_set_gpr_idx", "s_trap", "s_endpgm", "s_sethalt", "s_setkill", "s_rfe", "s_icache",
           "s_cbranch_cdbg", "s_cbranch_g_fork", "s_cbranch_join", "s_barrier", "s_sendmsg")
@@ -149,14 +151,21 @@ def shape(insn, lanes: int) -> Shape:
     if mn.startswith(_VCC_USES) and not any(r == "vcc" for r in sh.uses):
         sh.uses.append("vcc")
     if mn.startswith("s_") and insn.memory is None:
-        if mn.startswith(_SCC_DEFS) or "saveexec" in mn:
+        if (mn.startswith(_SCC_DEFS) and not mn.endswith(("_f32", "_f16"))) or "saveexec" in mn:
             sh.must.append("scc")
         else:
             sh.may.append("scc")  # an unlisted SALU instruction may set SCC
     if mn.startswith("v_cmpx") or insn.writes_exec:
         sh.may += ["exec", "vcc"] if mn.startswith("v_cmpx") else ["exec"]
-    if mn.startswith("v_cmp") and not any(r == "vcc" or isinstance(r, tuple) and r[0] == "s" for r in sh.must):
+    if enc == "VOPC" and not mn.startswith("v_cmpx"):
+        # the 32-bit compare writes VCC (GFX10+ print vcc_lo as its first operand, not as a destination; GFX9 print
+        # nothing): it replaces VCC and reads it not
+        sh.uses = [r for r in sh.uses if r != "vcc"]
+        sh.must.append("vcc")
+    elif mn.startswith("v_cmp") and not any(r == "vcc" or isinstance(r, tuple) and r[0] == "s" for r in sh.must):
         sh.may.append("vcc")
+    if enc == "VOP2" and mn.startswith(_CARRY_OUT) and "vcc" not in sh.must:
+        sh.must.append("vcc")  # the 32-bit carry forms write their carry to VCC, printed or not
     if insn.reads_exec:
         sh.uses.append("exec")
     if mn.startswith("s_setreg") or mn.startswith(("s_round_mode", "s_denorm_mode", "s_setprio")):

@@ -67,6 +67,45 @@ __global__ void count_timeout(int *go, int *out, int limit) {
   out[t] = spins;
 }
 
+// A poll that counts and reports its count to global memory every iteration (a heartbeat): the store goes to
+// the same word each time and nothing reads it, so the loop still can never end.
+__global__ void count_heartbeat(int *go, int *progress) {
+  unsigned t = tid_x();
+  int spins = 0;
+  while (__hip_atomic_load(go, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) == 0) {
+    spins += 1;
+    __hip_atomic_store(&progress[t], spins, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  }
+}
+
+// The pollers count; the first wave of workgroup 0 counts to `n` first and then sets `go`: no hang (the writer's
+// loop makes progress, so no proof covers every live wave).
+__global__ void late_writer(int *go, int *out, int n) {
+  unsigned t = tid_x();
+  if (group_x() == 0 && t < EXPLOREHANGS_WAVE) {
+    int acc = 0;
+    for (int i = 0; i < n; i++) acc += i ^ (int)t;
+    out[t] = acc;
+    if (t == 0) __hip_atomic_store(go, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+    return;
+  }
+  int spins = 0;
+  while (__hip_atomic_load(go, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) == 0) spins += 1;
+  out[group_x() * blockDim_x() + t] = spins > 0;
+}
+
+// A poll with a timeout on the clock: it gives up once `ticks` clocks have passed (no hang: the clock read is
+// in the exit condition).
+__global__ void clock_timeout(int *go, int *out, unsigned long ticks) {
+  unsigned t = tid_x();
+  unsigned long t0 = __builtin_readcyclecounter();
+  int spins = 0;
+  while (__hip_atomic_load(go, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT) == 0 &&
+         __builtin_readcyclecounter() - t0 < ticks)
+    spins += 1;
+  out[t] = spins > 0;
+}
+
 // ---- waves that leave before the barrier: these complete on AMD hardware ----
 
 // Whole waves return before the barrier (the first wave of each workgroup stays): the ended waves drop out.

@@ -93,6 +93,36 @@ def test_timeout_twin_is_no_invented_hang(obj):
     assert big["status"] == "limit", big["reason"]
 
 
+@pytest.mark.parametrize("obj", _params())
+def test_heartbeat_spin_hangs(obj):
+    """The poll stores its count to global memory every iteration: the same word, read by no one: still a hang."""
+    doc = _run(obj, "count_heartbeat", 128, 64, "buf:i32:1", "buf:i32:64")
+    assert doc["status"] == "hang" and "loop forever" in doc["reason"], doc["reason"]
+    assert 0 < min(doc["buffers"][1]["values"])  # every work-item's heartbeat was written
+
+
+@pytest.mark.parametrize("obj", _params())
+def test_late_writer_is_no_invented_hang(obj):
+    """The pollers count while one wave counts to n before it sets the flag: the proof must not call it a hang
+    (the writer's loop makes progress); the run completes."""
+    wv = _wave(obj)
+    doc = _run(obj, "late_writer", 256, 128, "buf:i32:1", "buf:i32:256", "i32:2000")
+    assert doc["status"] == "completed", doc["reason"]
+    acc = [sum(i ^ t for i in range(2000)) for t in range(wv)]
+    assert doc["buffers"][1]["values"][:wv] == acc
+
+
+@pytest.mark.parametrize("obj", _params())
+def test_clock_timeout_is_no_invented_hang(obj):
+    """A poll that gives up on the clock reads the clock in its exit condition: never a proven hang. (gfx9's
+    s_memtime follows the emulated clock, so the poll times out; the GFX11/12 cycle counter is another register.)"""
+    doc = _run(obj, "clock_timeout", 128, 64, "buf:i32:1", "buf:i32:64", "u64:100000",
+               extra=["--max-instructions", "400000"])
+    assert doc["status"] != "hang", doc["reason"]
+    if "gfx9" in obj:
+        assert doc["status"] == "completed" and doc["buffers"][1]["values"] == [1] * 64
+
+
 @pytest.mark.parametrize("obj", _params(sorted(QUICK)))
 def test_counting_spin_core_is_spin_forever(obj, tmp_path):
     core = tmp_path / "count.gpu"

@@ -183,6 +183,10 @@ def _pack_struct(spec: ArgSpec, a, i: int, named: dict | None) -> bytes:
     if size != a.size:
         raise EmulatorError(f"argument {i} is a {a.size}-byte by-value argument at kernarg offset {a.offset}; "
                             f"{spec.text} lays out {describe_layout(spec.value)}")
+    align = max(STRUCT_TYPES[t][1] for t, _v in spec.value)
+    if a.offset % align:  # clang places a by-value argument at its alignment: this is not the kernel's struct
+        raise EmulatorError(f"argument {i} is at kernarg offset {a.offset}, where a struct aligned to {align} bytes "
+                            f"cannot be; {spec.text} lays out {describe_layout(spec.value)}")
     out = bytearray(size)
     for (t, v), off in zip(spec.value, offsets, strict=True):
         if t == "ptr" and isinstance(v, str):

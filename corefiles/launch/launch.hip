@@ -152,3 +152,11 @@ __global__ void span_fill(short tag, Span s) {
   u32 i = bid() * bdim() + tid();
   if (i < s.count) s.data[i] = s.value + (int)tag * (int)i;
 }
+
+struct Quad {  // 16 bytes, 4-aligned: right after a 4-byte scalar, at kernarg offset 4
+  u32 a, b, c, d;
+};
+__global__ void quad_mix(u32 k, Quad q, u32 *out) {
+  u32 i = tid();
+  out[i] = k * i + q.a + (q.b << 4) + (q.c << 8) + (q.d << 12);
+}

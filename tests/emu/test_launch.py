@@ -152,6 +152,15 @@ def test_struct_mismatches_are_one_line_errors():
     one_line_error(amddbg(*base, "--arg", "struct:u8=300", *bufs), "does not fit in u8")
     one_line_error(amddbg(*base, "--arg", "f32:1", *bufs), "24 bytes", "struct:")
     one_line_error(amddbg(*base, "--arg", "struct:ptr=@data,i32=1,f64=0", *bufs), "@data", "launch script")
+    # quad_mix's 16-byte Quad sits at kernarg offset 4 (four u32s, 4-aligned): two u64s have its size, not its
+    # alignment
+    quad = ["run", OBJ, "--kernel", "quad_mix", "--grid", 8, "--block", 8, "--arg", "u32:3"]
+    one_line_error(amddbg(*quad, "--arg", "struct:u64=1,u64=2", "--arg", "buf:u32:8"), "at kernarg offset 4",
+                   "aligned to 8")
+    r = amddbg(*quad, "--arg", "struct:u32=1,u32=2,u32=3,u32=4", "--arg", "buf:u32:8", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["buffers"][0]["values"] == [3 * i + 1 + (2 << 4) + (3 << 8) + (4 << 12)
+                                                             for i in range(8)]
 
 
 # -- __device__ and __constant__ globals -------------------------------------------------------------------------

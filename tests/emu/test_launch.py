@@ -376,3 +376,14 @@ def test_divergence_and_explore_take_the_launch_options():
                "--arg", "u32:64", "--global", "hit_count=u32:1:fill=5", "--explore", 2, "--json")
     assert r.returncode == 0, r.stderr
     assert [o["status"] for o in json.loads(r.stdout)["outcomes"]] == ["completed"]
+
+
+def test_the_documented_example_script_runs(tmp_path):
+    """corefiles/launch/scan.json (docs/emulator.md's example), run from another directory: its code object is
+    found relative to the script."""
+    r = amddbg("run", "--script", HERE / "scan.json", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    bufs = {b["name"]: b["values"] for b in d["buffers"]}
+    assert d["status"] == "completed" and bufs["out"] == np.cumsum(np.arange(1000)).tolist()
+    assert bufs["total"] == [499500]

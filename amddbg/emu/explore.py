@@ -197,7 +197,7 @@ def explore_dispatch(code_object, kernel: str, grid, block, args=(), *, runs: in
                      launch: dict | None = None) -> Exploration:
     """Dispatch `kernel` `runs` times, under seeds 0..runs-1 (`choice_for(seed)` gives each its cache choice),
     each run bounded by `max_instructions`; write the first hanging run's final state to `core` (a core `amddbg
-    explain` opens; its note says which seed). `code_object`: a path or a loaded CodeObject (decoded once)."""
+    explain` opens; `Exploration.first_hang` says which seed). `code_object`: a path or a loaded CodeObject."""
     from amddbg.codeobj import CodeObject
 
     co = CodeObject.from_path(code_object) if isinstance(code_object, str) or hasattr(
@@ -214,7 +214,6 @@ def explore_dispatch(code_object, kernel: str, grid, block, args=(), *, runs: in
         if r.status == "hang" and state["first_hang"] is None:
             state["first_hang"] = m.seed
             if core:
-                m.explored = {"seed": m.seed, "visibility": choice_for(m.seed).label(), "runs": runs}
                 m.write_core(core, layout=layout)
         found.setdefault(r.status, [m.seed, r.reason])
         return r.status

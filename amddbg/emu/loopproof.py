@@ -199,10 +199,8 @@ def shape(insn, lanes: int) -> Shape:
                     addr_ops, data_ops = plain, []
             elif mn.startswith(("global_", "flat_", "scratch_")):
                 if mem.is_store or mem.is_atomic:
-                    addr_ops = [plain[0]] + [op for op in plain[2:]] if plain else []
+                    addr_ops = [plain[0]] + plain[2:] if plain else []  # vaddr, data, saddr (cmpswap: one range)
                     data_ops = plain[1:2]
-                    if mn.startswith(("global_atomic_cmpswap", "flat_atomic_cmpswap")) and len(plain) > 2:
-                        pass  # (cmpswap data is one register range: new and compare values)
                 else:
                     addr_ops, data_ops = plain, []
             elif mn.startswith("s_store") or mn.startswith("s_atomic") or mn.startswith("s_buffer_"):
@@ -265,9 +263,8 @@ class Prover:
     """Two recording windows over the running machine (`hook` is chained in front of the caller's), then
     `result()`: the reason the dispatch can never end, or None."""
 
-    def __init__(self, machine, window: int) -> None:
+    def __init__(self, machine) -> None:
         self.m = machine
-        self.window = window
         self.phase = 1
         self.counted = 0
         self.visits: dict = {}

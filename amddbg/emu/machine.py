@@ -875,7 +875,7 @@ class Machine:
                 from amddbg.emu.loopproof import Prover
 
                 live = sum(1 for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS))
-                prover = Prover(self, 0) if live else None
+                prover = Prover(self) if live else None
                 phase_end = total + max(8192, 1024 * live)  # (long enough to see an outer loop twice)
                 if prover is not None:
                     hook = _chain(prover.hook, user_hook)

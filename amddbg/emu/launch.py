@@ -149,6 +149,8 @@ def load_script(path: str | os.PathLike) -> dict:
                                 "installed; write the script as JSON instead") from None
         try:
             doc = yaml.safe_load(text)
+        except RecursionError:
+            raise EmulatorError(f"{path}: nested too deeply for a launch script") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -156,6 +158,8 @@ def load_script(path: str | os.PathLike) -> dict:
     else:
         try:
             doc = json.loads(text)
+        except RecursionError:
+            raise EmulatorError(f"{path}: nested too deeply for a launch script") from None
         except json.JSONDecodeError as exc:
             raise EmulatorError(f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno} (offset "
                                 f"{exc.pos:#x}): {exc.msg}") from None

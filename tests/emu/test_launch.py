@@ -354,6 +354,10 @@ def test_script_errors_are_one_line(tmp_path):
     err(json.dumps({"buffers": {"x": {"type": "u32", "values": [1.5]}}, "launches": [ok]}), "buffers.x")
     err(json.dumps({"buffers": {"x": "f32:64"}, "globals": {"hit_count": "u64:1"}, "launches": [ok]}),
         "hit_count is 4 bytes")
+    err("[" * 100_000 + "]" * 100_000, "nested too deeply")
+    (tmp_path / "u16.json").write_bytes("{}".encode("utf-16"))
+    one_line_error(amddbg("run", OBJ, "--script", tmp_path / "u16.json"), "not UTF-8 text at offset 0x0")
+    one_line_error(amddbg("run", OBJ, "--script", tmp_path / "missing.json"), "missing.json")
     one_line_error(amddbg("run", OBJ, "--script", tmp_path / "s.json", "--kernel", "k"), "does not take --kernel")
     one_line_error(amddbg("run", OBJ, "--grid", 4, "--block", 4), "--kernel")
 

@@ -39,8 +39,9 @@ class Finding:
     details: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
+        locations = [{k: v for k, v in loc.items() if not k.startswith("_")} for loc in self.locations]
         return {"kind": self.kind, "cause": self.cause, "summary": self.summary, "waves": self.waves,
-                "locations": self.locations, "details": self.details}
+                "locations": locations, "details": self.details}
 
 
 @dataclass
@@ -78,16 +79,20 @@ def _wave_doc(t) -> dict:
 
 def _loc(t, role: str, pc: int | None = None) -> dict:
     """The innermost source location of `pc` (default: the wave's PC), never line 0 (amddbg.replay.where)."""
-    from amddbg.replay.where import location, wave_pc
+    from amddbg.replay.where import location, wave_pc, wave_place
 
-    return location(t.program, role, wave_pc(t) if pc is None else pc)
+    if pc is None or pc == wave_pc(t):  # where the wave itself is: its callers too (bt's frames)
+        return location(t.program, role, wave_pc(t), wave_place(t))
+    return location(t.program, role, pc)
 
 
 def _where(t, pc: int | None = None) -> str:
     """The user's line for a wave's PC: the outermost line of its inlined chain, the helpers' lines as detail."""
-    from amddbg.replay.where import place, wave_pc
+    from amddbg.replay.where import place, wave_pc, wave_place
 
-    return place(t.program, wave_pc(t) if pc is None else pc).text()
+    if pc is None or pc == wave_pc(t):
+        return wave_place(t).text()
+    return place(t.program, pc).text()
 
 
 def _who(threads) -> str:

@@ -12,7 +12,8 @@ no line of its own) but that sits inside a backward-branch loop is named by the 
 
 JSON (docs/json.md, docs/explain.md): ``expand_locations`` adds, after each location whose PC is inlined code,
 one entry per call site outward with the same ``role`` and ``"inlined_from": {"function", "file", "line"}`` (the
-frame it calls), so tools that want the innermost line keep the first entry.
+frame it calls), so tools that want the innermost line keep the first entry. A wave's own location inside a
+called function (-O0 keeps helpers as calls) continues through the callers `bt` unwinds (``wave_place``).
 """
 
 from __future__ import annotations
@@ -130,14 +131,35 @@ def wave_pc(t) -> int:
     return trap_pc(t.program, t.pc) if t.state is WaveState.TRAPPED else t.pc
 
 
-def location(program, role: str, pc: int) -> dict:
-    """The innermost location dict of `pc` (the JSON contract's shape; ``expand_locations`` adds call sites)."""
-    p = place(program, pc)
+def wave_place(t, pc: int | None = None) -> Place:
+    """Where a wave is: its PC's place, and, when the PC is in a called function (not the kernel: -O0 keeps
+    helpers as calls), the chain continues through the callers `bt` shows, so the summary quotes the kernel's
+    line. Unwinding is per wave: only waves inside a callee pay for it."""
+    pc = wave_pc(t) if pc is None else pc
+    p = place(t.program, pc)
+    sym = t.program.symbol_at(pc)
+    if sym is None or sym[1].kind == "kernel" or p.loop is not None:
+        return p
+    try:
+        frames = t.frames()
+    except AmddbgError:
+        return p
+    outer = [(f.function, f.file, f.line or None) for f in frames[len(p.chain):] if f.file and f.line]
+    return Place(p.pc, p.chain + tuple(outer), p.loop, p.generated) if outer else p
+
+
+def location(program, role: str, pc: int, place_: Place | None = None) -> dict:
+    """The innermost location dict of `pc` (the JSON contract's shape; ``expand_locations`` adds call sites; a
+    `place_` with callers beyond the inlined chain (``wave_place``) is kept for it under ``_place``)."""
+    p = place_ if place_ is not None else place(program, pc)
     fn, file, line = p.chain[0] if p.chain else (None, None, None)
     if p.chain and not p.chain[0][0]:
         sym = program.symbol_at(pc)
         fn = sym[1].name if sym else None
-    return {"function": _plain(fn) if fn else None, "file": file, "line": line, "role": role, "pc": f"{pc:#x}"}
+    out = {"function": _plain(fn) if fn else None, "file": file, "line": line, "role": role, "pc": f"{pc:#x}"}
+    if place_ is not None and len(place_.chain) > len(place(program, pc).chain):
+        out["_place"] = place_  # dropped by expand_locations (never in the JSON)
+    return out
 
 
 def expand_locations(program, locations: list) -> list:
@@ -146,13 +168,14 @@ def expand_locations(program, locations: list) -> list:
     for loc in locations:
         if "inlined_from" in loc:
             continue  # already expanded (idempotent)
+        own = loc.pop("_place", None)
         out.append(loc)
         try:
             pc = int(str(loc.get("pc")), 0)
         except (TypeError, ValueError):
             continue
         try:
-            chain = place(program, pc).chain
+            chain = own.chain if own is not None else place(program, pc).chain
         except AmddbgError:
             continue
         for inner, outer in zip(chain, chain[1:], strict=False):

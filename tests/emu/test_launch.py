@@ -391,3 +391,12 @@ def test_the_documented_example_script_runs(tmp_path):
     bufs = {b["name"]: b["values"] for b in d["buffers"]}
     assert d["status"] == "completed" and bufs["out"] == np.cumsum(np.arange(1000)).tolist()
     assert bufs["total"] == [499500]
+
+
+def test_repl_divergence_takes_the_launch_options():
+    r = amddbg("repl", OBJ, "-batch", "-ex", "divergence --kernel reduce_sum --grid 128 --block 64 --arg "
+               "buf:f32:128:iota --arg buf:f32:2 --arg u32:128 --dynamic-lds 256", "-ex",
+               "divergence --kernel scale_by_global --grid 64 --block 64 --arg buf:f32:64 --arg u32:64 "
+               "--global scale_factor=f64:1")
+    assert r.stdout.startswith("completed: every wave ended"), (r.stdout, r.stderr)
+    assert "scale_factor is 4 bytes; f64:1 is 8 bytes" in r.stderr and "Traceback" not in r.stderr

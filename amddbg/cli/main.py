@@ -2,11 +2,15 @@
 
 argparse (standard library) is used rather than click/typer: it needs no dependency, supports
 sub-parsers with per-subcommand --help, and its exit code 2 on usage errors matches our contract.
+
+Start-up time matters (`amddbg addr2line` is driven like llvm-addr2line, one process per batch): this
+module imports nothing heavy at load. `amddbg --version` answers before argparse is imported, and a
+command line that names its subcommand builds only that subcommand's parser and imports only its
+module (`build_parser(only=...)`); `amddbg --help` and unusual command lines build them all.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
@@ -40,23 +44,85 @@ def _load(name: str):
         raise
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:  # noqa: F821 - imported inside (start-up time)
+    """The command-line parser. With ``only``, just that subcommand gets a parser (its module imported):
+    the others would cost an ``ArgumentParser`` each and change nothing when the command line names
+    ``only`` as its subcommand (see `_wanted`); the top-level ``--help`` needs them all (``only=None``)."""
+    import argparse
+
+    formatter = _help_formatter(argparse)
     parser = argparse.ArgumentParser(
         prog="amddbg",
         description="Postmortem debugger for AMD GPUs. `amddbg CORE` opens the interactive debugger.",
+        formatter_class=formatter,
     )
     parser.add_argument("--version", action="version", version=f"amddbg {__version__}")
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in SUBCOMMANDS.items():
-        module = _load(name) if (only is None or only == name) else None
+        if only is not None and name != only:
+            continue
+        module = _load(name)
         if module is not None:
             module.add_parser(sub.add_parser(name, help=help_text, description=help_text,
-                                             allow_abbrev=name != "repl"))
+                                             allow_abbrev=name != "repl", formatter_class=formatter))
         else:
-            p = sub.add_parser(name, help=help_text + " (not available yet)", description=help_text)
+            p = sub.add_parser(name, help=help_text + " (not available yet)", description=help_text,
+                               formatter_class=formatter)
             p.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
+
+
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing shutil: $COLUMNS if a positive
+    number, else the width of the terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+def _help_formatter(argparse):
+    """argparse's HelpFormatter, sized as argparse sizes it, but without the ``import shutil`` its
+    constructor does (shutil pulls in bz2, lzma and fnmatch: ~2 ms, and argparse makes a formatter for
+    every ``add_argument``, so every command paid it)."""
+
+    class HelpFormatter(argparse.HelpFormatter):
+        def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+            if width is None:
+                width = _terminal_columns() - 2
+            super().__init__(prog, indent_increment, max_help_position, width)
+
+    return HelpFormatter
+
+
+def _wanted(argv: list[str]) -> str | None:
+    """The subcommand a (normalised) command line names, when its parser alone decides the outcome.
+
+    That is when every word before it is ``--debug``: then argparse's first positional, the
+    subcommand, is this word, and no top-level option (``-h``, an abbreviation, an unknown one whose
+    error prints the top-level usage) is involved. None otherwise: the full parser is built.
+    """
+    for a in argv:
+        if a in SUBCOMMANDS:
+            return a
+        if a != "--debug":
+            return None
+    return None
+
+
+def _version_only(argv: list[str]) -> bool:
+    """`amddbg [--debug...] --version ...`: argparse would act on --version before anything after it."""
+    for a in argv:
+        if a != "--debug":
+            return a == "--version"
+    return False
 
 
 def _normalise_argv(argv: list[str]) -> list[str]:
@@ -125,8 +191,11 @@ def _safe(value: object) -> str:
 def main(argv: list[str] | None = None) -> int:
     global _last_command
     argv = _normalise_argv(list(sys.argv[1:] if argv is None else argv))
-    wanted = next((a for a in argv if a in SUBCOMMANDS), None)
-    _last_command = wanted
+    if _version_only(argv):  # what argparse's version action does, without importing argparse
+        sys.stdout.write(f"amddbg {__version__}\n")
+        raise SystemExit(0)
+    wanted = _wanted(argv)
+    _last_command = next((a for a in argv if a in SUBCOMMANDS), None)
     debug = "--debug" in argv or os.environ.get("AMDDBG_DEBUG") == "1"
     try:
         parser = build_parser(only=wanted)

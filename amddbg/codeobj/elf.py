@@ -12,8 +12,8 @@ import mmap
 import os
 import struct
 import sys
+from collections import namedtuple
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cached_property
 
 from amddbg.errors import FormatError
@@ -48,55 +48,32 @@ _SYM = struct.Struct("<IBBHQQ")
 _NHDR = struct.Struct("<III")
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
-    index: int
-    name: str
-    type: int
-    flags: int
-    address: int
-    offset: int
-    size: int
-    link: int
-    info: int
-    align: int
-    entsize: int
+# Records are named tuples, not dataclasses: importing `dataclasses` (it pulls in `inspect`, `ast`,
+# `dis`, `tokenize`) costs ~10 ms of CPU, a third of a whole `amddbg addr2line` run on a small object,
+# and `check_debug_sections` puts this module on that path. Immutable, hashable, keyword-constructible
+# and printed as ``Section(index=..., ...)`` as the frozen dataclasses were.
+class Section(namedtuple("Section", "index name type flags address offset size link info align entsize")):
+    __slots__ = ()
 
     @property
     def is_executable(self) -> bool:
         return bool(self.flags & SHF_EXECINSTR) and self.type == SHT_PROGBITS
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
-    type: int
-    flags: int
-    offset: int
-    vaddr: int
-    paddr: int
-    filesz: int
-    memsz: int
-    align: int
+class Segment(namedtuple("Segment", "type flags offset vaddr paddr filesz memsz align")):
+    __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
-class ElfSymbol:
-    name: str
-    value: int
-    size: int
-    type: int
-    bind: int
-    visibility: int
-    shndx: int
-    table: str  # ".symtab" or ".dynsym"
+class ElfSymbol(namedtuple("ElfSymbol", "name value size type bind visibility shndx table")):
+    """``table`` is ".symtab" or ".dynsym"."""
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
-    owner: str
-    type: int
-    desc: bytes
-    offset: int  # file offset of the note header
+class Note(namedtuple("Note", "owner type desc offset")):
+    """``offset``: file offset of the note header."""
+
+    __slots__ = ()
 
 
 def _cstr(data: bytes, offset: int, limit: int) -> str:

@@ -20,6 +20,12 @@ from amddbg.dwarf.sections import ElfImage
 
 BAD = None  # LLVM's DILineInfo::BadString; printed as "??"
 
+# With less DWARF than this (all .debug_* sections together), decoding the units an address needs
+# costs less than opening the on-disk index (importing sqlite3 and json alone is ~4 ms); measured
+# crossover 36-77 KB of DWARF (bench/results.md). ``use_cache=None`` uses the index from here up;
+# ``use_cache=True`` always does.
+INDEX_MIN_DEBUG_BYTES = 64 << 10
+
 
 Frame = namedtuple("Frame", "function file line column discriminator start_line inlined", defaults=(0, False))
 Frame.__doc__ = "One source frame. ``function``/``file`` are None when unknown (printed as ``??``)."
@@ -80,7 +86,9 @@ class SymbolTable:
 
 
 class Symbolizer:
-    """addr2line for one code object. ``use_cache`` reads/writes the on-disk index (data only)."""
+    """addr2line for one code object. ``use_cache`` reads/writes the on-disk index (data only): True
+    always, False never, None (default) when ``AMDDBG_NO_CACHE`` is unset and the object has at least
+    ``INDEX_MIN_DEBUG_BYTES`` of DWARF."""
 
     def __init__(self, image: ElfImage, *, use_cache: bool | None = None,
                  cache_key: str | None = None) -> None:
@@ -88,8 +96,10 @@ class Symbolizer:
         self.dwarf = DwarfInfo(image)
         self._cache = None
         self.index = None
+        if use_cache is None and _debug_bytes(image) < INDEX_MIN_DEBUG_BYTES:
+            use_cache = False
         if use_cache is not False:
-            from amddbg.dwarf import cache as cache_mod  # only when a cache may be used: sqlite3 etc. ~10 ms
+            from amddbg.dwarf import cache as cache_mod  # only when a cache may be used: sqlite3, json
 
             use_cache = cache_mod.enabled() if use_cache is None else use_cache
         if use_cache:
@@ -180,6 +190,10 @@ class Symbolizer:
             return None
         lt = self.index.lines(cu)
         return lt.lookup(address) if lt is not None else None
+
+
+def _debug_bytes(image: ElfImage) -> int:
+    return sum(s.size for s in image.sections if s.name.startswith(".debug_"))
 
 
 def _fname(s, linkage: bool) -> str | None:

@@ -127,7 +127,7 @@ def test_on_disk_index_is_sqlite_data_and_gives_same_answers(corpus, tmp_path, m
     monkeypatch.setenv("AMDDBG_CACHE_DIR", str(tmp_path))
     co = next(c for c in corpus if "llvm19-gfx90a" in c.name and "O2-hip" in c.name)
     ref = _reference(co)
-    first = Symbolizer.from_path(co)
+    first = Symbolizer.from_path(co, use_cache=True)  # the corpus objects are below INDEX_MIN_DEBUG_BYTES
     got1 = [first.frames(a) for a, _ in ref]
     first.close()
     files = list(tmp_path.glob("index-*.sqlite"))
@@ -136,12 +136,39 @@ def test_on_disk_index_is_sqlite_data_and_gives_same_answers(corpus, tmp_path, m
     with sqlite3.connect(files[0]) as db:
         meta = dict(db.execute("SELECT key, value FROM meta"))
     assert meta["sha256"] in files[0].name and int(meta["size"]) == co.stat().st_size
-    second = Symbolizer.from_path(co)
+    second = Symbolizer.from_path(co, use_cache=True)
     assert second._cache is not None and second._cache.loaded
     assert [second.frames(a) for a, _ in ref] == got1
 
 
+def test_index_is_used_from_a_dwarf_size_up(corpus, tmp_path, monkeypatch):
+    """By default the on-disk index is used only for objects with INDEX_MIN_DEBUG_BYTES of DWARF or more:
+    below, decoding the few units asked for is cheaper than opening SQLite. Same answers either way."""
+    from amddbg.dwarf import symbolize
+
+    monkeypatch.setenv("AMDDBG_CACHE_DIR", str(tmp_path))
+    co = next(c for c in corpus if "llvm19-gfx90a" in c.name and "O2-hip" in c.name)
+    ref = _reference(co)
+    debug = symbolize._debug_bytes(symbolize.ElfImage.from_path(co))
+    assert 0 < debug < symbolize.INDEX_MIN_DEBUG_BYTES
+    small = Symbolizer.from_path(co)
+    assert small._cache is None
+    got = [small.frames(a) for a, _ in ref]
+    small.close()
+    assert not list(tmp_path.iterdir())
+    monkeypatch.setattr(symbolize, "INDEX_MIN_DEBUG_BYTES", debug)  # now the object is "large enough"
+    for _ in range(2):  # builds the index, then reads it
+        big = Symbolizer.from_path(co)
+        assert big._cache is not None
+        assert [big.frames(a) for a, _ in ref] == got
+        big.close()
+    assert big._cache.loaded and len(list(tmp_path.glob("index-*.sqlite"))) == 1
+
+
 def test_cache_can_be_disabled(corpus, tmp_path, monkeypatch):
+    from amddbg.dwarf import symbolize
+
+    monkeypatch.setattr(symbolize, "INDEX_MIN_DEBUG_BYTES", 0)  # so that only AMDDBG_NO_CACHE stops it
     monkeypatch.setenv("AMDDBG_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("AMDDBG_NO_CACHE", "1")
     s = Symbolizer.from_path(corpus[0])
@@ -153,10 +180,10 @@ def test_cache_can_be_disabled(corpus, tmp_path, monkeypatch):
 def test_corrupt_cache_file_is_ignored(corpus, tmp_path, monkeypatch):
     monkeypatch.setenv("AMDDBG_CACHE_DIR", str(tmp_path))
     co = corpus[0]
-    s = Symbolizer.from_path(co)
+    s = Symbolizer.from_path(co, use_cache=True)
     key = s._cache.key
     (tmp_path / f"index-{key}.sqlite").write_bytes(b"garbage" * 100)
-    s2 = Symbolizer.from_path(co)
+    s2 = Symbolizer.from_path(co, use_cache=True)
     assert not s2._cache.loaded
     a, text = _reference(co)[0]
     assert cli._format(s2.frames(a), a, _ns(addresses=False), demangle) == text

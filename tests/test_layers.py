@@ -38,7 +38,7 @@ KNOWN_CYCLES = {
     ("amddbg.emu.gpr_index", "amddbg.emu.semantics", "amddbg.emu.semantics.salu"),
     ("amddbg.isa.gfx10.decoder", "amddbg.isa.gfx10.special"),
     ("amddbg.models.herdcheck", "amddbg.models.scexplore", "amddbg.models.verdict"),
-    ("amddbg.replay.analysis", "amddbg.replay.explain", "amddbg.replay.where"),
+    ("amddbg.replay.analysis", "amddbg.replay.explain", "amddbg.replay.origin", "amddbg.replay.where"),
     ("amddbg.session.frames", "amddbg.session.program", "amddbg.session.threads"),
 }
 

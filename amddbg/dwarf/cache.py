@@ -4,8 +4,10 @@ Why: decoding DWARF of a 14 MB rocsparse code object in Python takes seconds; re
 index back is a few memcpy's. The file is data only (never pickle): a corrupt or foreign file can
 at worst make us rebuild. It is keyed by the sha256 of the object's bytes (size and mtime are stored
 alongside for humans), lives in ``$AMDDBG_CACHE_DIR``, else ``$XDG_CACHE_HOME/amddbg``, else
-``~/.cache/amddbg``, and is disabled by ``AMDDBG_NO_CACHE=1`` (or ``--no-cache`` on the CLI).
-Failures to read or write the cache are never errors: we fall back to parsing.
+``~/.cache/amddbg``, and is disabled by ``AMDDBG_NO_CACHE=1`` (or ``--no-cache`` on the CLI). Objects
+with less DWARF than ``symbolize.INDEX_MIN_DEBUG_BYTES`` get no index by default: for them, importing
+sqlite3 costs more than decoding. Failures to read or write the cache are never errors: we fall back
+to parsing.
 """
 
 from __future__ import annotations

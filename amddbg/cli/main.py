@@ -192,7 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     global _last_command
     argv = _normalise_argv(list(sys.argv[1:] if argv is None else argv))
     if _version_only(argv):  # what argparse's version action does, without importing argparse
-        sys.stdout.write(f"amddbg {__version__}\n")
+        try:
+            sys.stdout.write(f"amddbg {__version__}\n")
+        except (AttributeError, OSError):  # closed stdout: argparse ignores it too
+            pass
         raise SystemExit(0)
     wanted = _wanted(argv)
     _last_command = next((a for a in argv if a in SUBCOMMANDS), None)

@@ -85,3 +85,15 @@ def test_help_still_lists_every_subcommand():
         for name, (_, help_text) in SUBCOMMANDS.items():
             assert name in r.stdout and help_text.split()[0] in r.stdout, (argv, name)
         assert "not available yet" not in r.stdout, argv
+
+
+def test_version_into_a_closed_pipe_is_quiet():
+    """As argparse's version action: a failed write of the version is ignored, exit 0, no traceback."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        r = subprocess.run([sys.executable, "-m", "amddbg", "--version"], stdout=write, stderr=subprocess.PIPE,
+                           text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"), timeout=120)
+    finally:
+        os.close(write)
+    assert (r.returncode, r.stderr) == (0, "")

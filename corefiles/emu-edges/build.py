@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TARGETS = {"gfx9": ("gfx90a", "gfx942"), "gfx11": ("gfx1100",), "gfx12": ("gfx1200",)}
+TARGETS = {"gfx9": ("gfx90a", "gfx942"), "gfx11": ("gfx1100",), "gfx12": ("gfx1200",), "gfx1250": ("gfx1250",)}
 
 _GFX9_MACROS = """\
 .macro LD dst, slot
@@ -80,6 +80,7 @@ _PROLOGUE = {
     "gfx12": "  s_load_b128 s[4:7], s[0:1], 0x0\n  v_and_b32 v0, 0x3ff, v0\n  v_lshlrev_b32 v1, 2, v0\n"
              "  s_wait_kmcnt 0\n",
 }
+_PROLOGUE["gfx1250"] = _PROLOGUE["gfx12"]  # GFX12.5 (gfx1250): the GFX12 frame, wave32 only
 
 
 def _descriptor(family: str, target: str, name: str) -> str:
@@ -127,7 +128,7 @@ amdhsa.version:
 
 def frame(body: str, family: str, target: str, name: str) -> str:
     """The complete assembly file for one body on one target."""
-    macros = {"gfx9": _GFX9_MACROS, "gfx11": _GFX11_MACROS, "gfx12": _GFX12_MACROS}[family]
+    macros = {"gfx9": _GFX9_MACROS, "gfx11": _GFX11_MACROS, "gfx12": _GFX12_MACROS, "gfx1250": _GFX12_MACROS}[family]
     return (f'.amdgcn_target "amdgcn-amd-amdhsa--{target}"\n.amdhsa_code_object_version 5\n{macros}'
             f".text\n.globl {name}\n.p2align 8\n.type {name},@function\n{name}:\n{_PROLOGUE[family]}"
             f"{body}\n  s_endpgm\n.Lend_{name}:\n.size {name}, .Lend_{name}-{name}\n"

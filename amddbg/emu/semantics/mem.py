@@ -123,6 +123,16 @@ def _put_lane(outs: list, ln: int, data: bytes, size: int, signed: bool) -> None
 # ---------------------------------------------------------------------------------------------- SMEM
 
 
+def _scaled(insn) -> bool:
+    """gfx1250's `scale_offset` (SMEM CPOL bit, FLAT/GLOBAL/SCRATCH bit 48): the register offset is an element
+    index, multiplied by the access size (LLVM selects it for `base[zext(i)]`; the immediate stays in bytes)."""
+    return " scale_offset" in insn.text
+
+
+def _smem_size(mn: str, n: int) -> int:
+    return 1 if mn.endswith(("u8", "i8")) else 2 if mn.endswith(("u16", "i16")) else 4 * n
+
+
 @semantic("s_load_dword", "s_load_dwordx2", "s_load_dwordx4", "s_load_dwordx8", "s_load_dwordx16",
           "s_load_b32", "s_load_b64", "s_load_b128", "s_load_b256", "s_load_b512", "s_load_dwordx3", "s_load_b96",
           "s_buffer_load_dword", "s_buffer_load_dwordx2", "s_buffer_load_dwordx4", "s_buffer_load_b32",
@@ -140,17 +150,13 @@ def s_load(ctx, insn):
         if o.kind is OperandKind.OFFSET or o.kind is OperandKind.IMMEDIATE or o.kind is OperandKind.LITERAL:
             off += int(o.value or 0)
         elif o.kind is OperandKind.SGPR:
-            off += read_scalar(w, o)
+            off += read_scalar(w, o) * (_smem_size(insn.mnemonic, n) if _scaled(insn) else 1)
         elif o.kind is OperandKind.INLINE:
             off += int(o.value or 0)
     if "offset:" in insn.text and not any(o.kind is OperandKind.OFFSET for o in insn.operands):
         off += _offset(insn.text)
     addr = (desc + off) & ((1 << 64) - 1)
-    size = 4 * n
-    if insn.mnemonic.endswith(("u8", "i8")):
-        size = 1
-    elif insn.mnemonic.endswith(("u16", "i16")):
-        size = 2
+    size = _smem_size(insn.mnemonic, n)
     data = ctx.mem.read(addr & ~3 if size >= 4 else addr, size, [])
     ctx.record(MemOp("load", "scalar", {0: addr}, size, dict(insn.memory.cache_policy) if insn.memory else {}))
     if size < 4:
@@ -271,12 +277,15 @@ def _vmem_plan(insn) -> tuple:
     # what `_vmem_quick` needs: the address VGPR (None: no address register), whether it is a 64-bit pair, the
     # destination VGPR of a load, the data VGPRs of a store (None when not all VGPRs: AccVGPRs go the general way)
     quick = None
-    if vaddr is None or vaddr.kind is OperandKind.VGPR:
+    # gfx1250 `scale_offset`: the address VGPR (the 32-bit offset of the SADDR/scratch forms) counts elements of
+    # the access size, not bytes; the immediate offset stays in bytes. Only the general path scales.
+    scale = size if _scaled(insn) else 1
+    if scale == 1 and (vaddr is None or vaddr.kind is OperandKind.VGPR):
         quick = (vaddr.register if vaddr is not None else None, vaddr is not None and space != "private" and saddr
                  is None, vdst.register if vdst is not None and vdst.kind is OperandKind.VGPR else None,
                  tuple(r.register for r in data_regs) if data_regs and all(
                      r.kind is OperandKind.VGPR for r in data_regs) else None, n)
-    return space, vdst, vaddr, vdata, saddr, off, size, signed, hi, "d16" in mn, policy, data_regs, quick
+    return space, vdst, vaddr, vdata, saddr, off, size, signed, hi, "d16" in mn, policy, data_regs, quick, scale
 
 
 _PLANS: dict = {}
@@ -291,7 +300,7 @@ def _vmem(kind: str):
         plan = hit[1] if hit is not None and hit[0] is insn else per_insn_cache(_PLANS, insn, _vmem_plan)
         if plan[12] is not None and _vmem_quick(ctx, w, kind, plan):
             return
-        space, vdst, vaddr, vdata, saddr, off, size, signed, hi, d16, policy_items, data_regs, _ = plan
+        space, vdst, vaddr, vdata, saddr, off, size, signed, hi, d16, policy_items, data_regs, _, scale = plan
         # per-lane addresses of the active lanes (one array operation, wrapping as the hardware's adders do)
         base_s = read_scalar(w, saddr, 64 if space != "private" else 32) if saddr is not None else 0
         lanes = lane_index(w.exec, w.lanes)
@@ -310,6 +319,8 @@ def _vmem(kind: str):
                 v = read_vector(w, vaddr, 32).astype(np.uint64)
             else:
                 v = read_vector(w, vaddr, 64)
+            if scale != 1:
+                v = v * np.uint64(scale)
             a = v[lanes] + np.uint64((base_s + off) & _M64)
             if space == "private":
                 a &= np.uint64(M32)
@@ -434,7 +445,7 @@ def _vmem_quick(ctx, w, kind: str, plan: tuple) -> bool:
     8- or 16-byte elements on one page). Leaves exactly what the general path leaves: the same MemOp, bytes,
     `version`/`dirty` counts, cache lines filled in the same order, the same fault. False, with nothing done or
     recorded, when the general path must decide."""
-    space, _, _, _, saddr, off, size, _, _, _, _, _, quick = plan
+    space, _, _, _, saddr, off, size, _, _, _, _, _, quick, _ = plan
     vreg, wide, dreg, sregs, n = quick
     ex = w.exec & w.mask
     nl = w.lanes
@@ -1207,7 +1218,8 @@ def _atomic(ctx, insn, space: str):
     bits, nb, returns, vdst, saddr, vaddr, data_op, cmp_op, off, update, policy, op = per_insn_cache(
         _ATOMIC_PLANS, insn, _atomic_plan)
     if saddr is not None:
-        addrs = read_vector(w, vaddr).astype(np.uint64) + np.uint64(read_scalar(w, saddr, 64))
+        addrs = read_vector(w, vaddr).astype(np.uint64) * np.uint64(nb if _scaled(insn) else 1) + np.uint64(
+            read_scalar(w, saddr, 64))
     else:
         addrs = read_vector(w, vaddr, 64)
     lanes = w.active_lanes()

@@ -1,0 +1,88 @@
+"""GFX12.5 (gfx1250) additions to the VALU and SALU that clang-22 emits for ordinary HIP code.
+
+Why a module of its own: these opcodes exist only on GFX12.5 (64-bit integer VALU, `v_mad_u32`, the `_i64` names of
+the PC instructions, `v_nop`), so keeping them here leaves the shared VALU module unchanged for the other targets.
+Each follows the GFX12.5 ISA's pseudocode (LLVM's VOP3Instructions/VOP2Instructions .td patterns agree): 64-bit
+results wrap (the `_nc` forms have no carry-out), `v_mad_nc_u64_u32` is the exact 32x32 product plus a 64-bit
+addend, `v_mad_u32` keeps the low 32 bits of S0 * S1 + S2. Forms with a modifier these do not model (clamp, neg,
+op_sel) stop as unsupported instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from amddbg.emu.errors import Unsupported
+from amddbg.emu.operands import read_vector
+from amddbg.emu.semantics import fp_errstate, semantic
+from amddbg.emu.semantics.salu import s_getpc, s_setpc, s_swappc
+from amddbg.emu.semantics.valu import _split, dst
+
+U32, U64 = np.uint32, np.uint64
+_MODIFIED = re.compile(r"\b(clamp|op_sel|neg_lo|neg_hi)\b|[\s,]-[vs\d]|\|")
+
+
+def _plain(insn) -> list:
+    """The sources of a modifier-free form (a source modifier or clamp: unsupported, named)."""
+    _, _, ss = _split(insn)
+    if _MODIFIED.search(insn.text.split(" ", 1)[-1]) or any(o.modifiers for o in ss):
+        raise Unsupported(f"{insn.text} (source modifiers or clamp on a gfx1250 64-bit integer op)", insn.address)
+    return ss
+
+
+def _bin64(fn, signed_literal: bool = False):
+    def run(ctx, insn):
+        a, b = (read_vector(ctx.wave, o, 64, "s" if signed_literal else "i") for o in _plain(insn)[:2])
+        with fp_errstate(over="ignore"):
+            dst(ctx, insn, fn(a, b), 64)
+
+    return run
+
+
+def _i64(v):
+    return v.view(np.int64)
+
+
+semantic("v_add_nc_u64")(_bin64(lambda a, b: a + b))
+semantic("v_sub_nc_u64")(_bin64(lambda a, b: a - b))
+semantic("v_mul_u64")(_bin64(lambda a, b: a * b))
+semantic("v_min_u64")(_bin64(np.minimum))
+semantic("v_max_u64")(_bin64(np.maximum))
+semantic("v_min_i64")(_bin64(lambda a, b: np.where(_i64(a) < _i64(b), a, b), True))
+semantic("v_max_i64")(_bin64(lambda a, b: np.where(_i64(a) > _i64(b), a, b), True))
+
+
+@semantic("v_mad_nc_u64_u32", "v_mad_nc_i64_i32")
+def v_mad_nc64(ctx, insn):
+    """D.u64 = S0.u32 * S1.u32 + S2.u64 (i64_i32: signed 32-bit factors), wrapping, no carry-out."""
+    w = ctx.wave
+    ss = _plain(insn)
+    signed = "i64" in insn.mnemonic
+    a, b = read_vector(w, ss[0]), read_vector(w, ss[1])
+    c = read_vector(w, ss[2], 64, "s" if signed else "i")
+    if signed:
+        p = (a.view(np.int32).astype(np.int64) * b.view(np.int32).astype(np.int64)).view(U64)
+    else:
+        p = a.astype(U64) * b.astype(U64)
+    with fp_errstate(over="ignore"):
+        dst(ctx, insn, p + c, 64)
+
+
+@semantic("v_mad_u32")
+def v_mad_u32(ctx, insn):
+    """D.u32 = S0.u32 * S1.u32 + S2.u32, the low 32 bits."""
+    w = ctx.wave
+    a, b, c = (read_vector(w, o).astype(U64) for o in _plain(insn)[:3])
+    dst(ctx, insn, ((a * b + c) & U64(0xFFFFFFFF)).astype(U32))
+
+
+@semantic("v_nop")
+def v_nop(ctx, insn):
+    return None
+
+
+semantic("s_get_pc_i64")(s_getpc)
+semantic("s_set_pc_i64")(s_setpc)
+semantic("s_swap_pc_i64")(s_swappc)

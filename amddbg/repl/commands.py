@@ -318,7 +318,19 @@ class Debugger:
     def cmd_python(self, args: str) -> None:
         from amddbg.repl.python import run_python
 
-        run_python(self, args)
+        if not self.json_mode or not args.strip():
+            run_python(self, args)
+            return
+        import contextlib
+        import io
+
+        buf = io.StringIO()  # --json: what the statement prints becomes the command's text lines
+        try:
+            with contextlib.redirect_stdout(buf):
+                run_python(self, args)
+        finally:
+            for line in buf.getvalue().splitlines():
+                self.out(line)
 
     def cmd_explain(self, args: str) -> None:
         try:

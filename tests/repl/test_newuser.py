@@ -155,6 +155,13 @@ def test_json_never_mixes_plain_text(o0_core):
     assert docs[3]["registers"] == {"s0": 0x6000}
 
 
+def test_json_python_statement_output_is_a_document():
+    r = batch(BARRIER, "python print(len(prog.threads))", "echo hi\\n", json_mode=True)
+    assert [json.loads(x) for x in r.stdout.splitlines()] == [
+        {"version": 1, "command": "python print(len(prog.threads))", "text": ["4"]},
+        {"version": 1, "command": "echo hi\\n", "text": ["hi"]}]
+
+
 def test_python_script_traceback_exits_1(tmp_path):
     script = tmp_path / "s.py"
     script.write_text("raise KeyError('boom')\n")

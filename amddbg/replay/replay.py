@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from amddbg.emu.errors import MemoryViolation
 from amddbg.emu.memory import classify_flat
-from amddbg.errors import UsageError
+from amddbg.errors import AmddbgError, UsageError
 from amddbg.replay.fromcore import CoreReplayState, machine_from_program
 from amddbg.replay.symmetry import SymmetryBroken, Tracker
 
@@ -215,11 +215,17 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
     t0 = time.perf_counter()
     cache = program.__dict__.setdefault("_replay_plans", {})  # the seeded schedules reuse the main replay's
     key = (dispatch, tuple(sorted((stale or {}).items())), tuple(sorted((watch or {}).items())))
-    p = cache.get(key)
-    if p is None:
+    if key not in cache:
         threads = stuck_dispatch(program, dispatch)
-        p = cache[key] = plan(program, threads, threads[0].dispatch, stale=stale, watch=watch)
-    if not p.reduces:
+        try:
+            p = plan(program, threads, threads[0].dispatch, stale=stale, watch=watch)
+        except (AmddbgError, ValueError, TypeError):  # registers or LDS a damaged core cannot give: no classes
+            p = None
+        cache[key] = p
+    p = cache[key]
+    if p is None:
+        return _replay(program, dispatch, assume, stale, watch, max_instructions, seed)
+    if not p.reduces:  # (no class has two workgroups)
         return _replay(program, dispatch, assume, stale, watch, max_instructions, seed)
     r = _replay(program, dispatch, assume, stale, watch, max_instructions, seed, plan=p)
     if r.symmetry_broken is None:

@@ -127,6 +127,8 @@ def read_scalar(w, op, bits: int = 32, fmt: str = "i") -> int:
             return val
         return val & ((1 << bits) - 1)
     if k is OperandKind.LITERAL:
+        if bits == 64 and (int(op.value) > M32 or op.text.startswith("lit64(")):
+            return int(op.value) & M64  # gfx1250's 64-bit literal (src 254 / VOP3 literal 9): all 64 bits given
         val = int(op.value) & M32
         if bits == 64:  # a 32-bit literal for a 64-bit operand (AMDGPU ISA, LLVM's OPERAND_REG_IMM_{I,U}64):
             if fmt == "f":  # f64: the literal is the high half

@@ -1089,21 +1089,20 @@ def test_export_stops_and_expcnt_is_free(target):
     assert read_buffer(m, m.buffers[1]) == vals + [0] * lanes
 
 
-def test_vopd3_stops_with_a_reason():
-    """gfx1250's VOPD3 (three-source dual issue; not an emulated target) decodes, and its semantics stop the wave
-    naming it rather than splitting it like a VOPD pair."""
-    from types import SimpleNamespace
-
-    from amddbg.emu.errors import Unsupported
+def test_vopd3_decodes_to_two_runnable_halves():
+    """gfx1250's VOPD3 (three-source dual issue) decodes, and both of its halves have semantics (it runs as a pair
+    since issue 22 s4; tests/emu/test_gfx1250_int.py checks the results on an llvm-mc-22 kernel)."""
     from amddbg.emu.semantics import load_all, lookup
+    from amddbg.emu.semantics.valu import _vopd_halves
     from amddbg.isa import decoder_for
 
     load_all()
     word = bytes([0x01, 0x41, 0x4C, 0xCF, 0x06, 0x01, 0x02, 0x03, 0x00, 0x07, 0x00, 0x05])  # llvm-mc-22 gfx1250
     insn = next(iter(decoder_for("gfx1250").decode_all(word, 0x1000)))
     assert insn.text == "v_dual_fma_f32 v0, v1, v2, v3 :: v_dual_add_f32 v5, v6, v7"
-    with pytest.raises(Unsupported, match="VOPD3"):
-        lookup(insn)(SimpleNamespace(wave=None), insn)
+    x, y = _vopd_halves(insn)
+    assert (x.mnemonic, y.mnemonic) == ("v_fma_f32", "v_add_f32")
+    assert [o.text for o in x.operands] == ["v0", "v1", "v2", "v3"] and lookup(x) is not None and lookup(y)
 
 
 # ------------------------------------------------------------------------------------------ byte ops, row permutes

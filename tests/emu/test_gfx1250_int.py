@@ -9,14 +9,16 @@ S0 * S1 + S2); the PC check compares with llvm-objdump-22's address of the instr
 from __future__ import annotations
 
 import re
+import struct
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_edges import EDGES, LANES, check  # noqa: E402
+from test_edges import EDGES, LANES, check, fma32  # noqa: E402
 
 from amddbg.emu.args import read_buffer  # noqa: E402
 from amddbg.emu.machine import Machine  # noqa: E402
@@ -97,3 +99,40 @@ def test_gfx1250_edge_object_is_gfx1250(case: str) -> None:
     from amddbg.codeobj import CodeObject
 
     assert CodeObject.from_path(EDGES / f"{case}-gfx1250.co").processor.startswith("gfx1250")
+
+
+def _f32(bits: int) -> np.float32:
+    return np.frombuffer(struct.pack("<I", bits & 0xFFFFFFFF), dtype=np.float32)[0]
+
+
+def _bits(x) -> int:
+    return struct.unpack("<I", np.float32(x).tobytes())[0]
+
+
+def test_gfx1250_vopd3_bitop3_lit64() -> None:
+    """VOPD3 halves (bitop2 with S2 = 0, cndmask with an SGPR selector, neg on a source), a VOPD swap (both halves
+    read before either writes), v_bitop3_b32 over three sources, and a 64-bit literal operand."""
+    lanes = 32
+    fa = [1.5, -2.25, 3.0e-5, 1.0e20, -0.0, 7.0, 0.1, -3.5]
+    fb = [2.0, 0.5, -1.0e-3, 3.0, 5.0, -0.0, 0.3, 1.25]
+    fc = [0.25, 1.0, 2.0e-8, -1.0e20, -0.0, 0.0, -0.03, 4.0]
+    a = [_bits(fa[i % 8]) ^ (i << 3) if i >= 8 else _bits(fa[i]) for i in range(lanes)]
+    b = [_bits(fb[i % 8]) if i < 16 else (i * 0x9E3779B9) & 0xFFFFFFFF for i in range(lanes)]
+    c = [_bits(fc[i % 8]) for i in range(lanes)]
+    got = run(lanes, [a, b, c], 14, "vopd3")
+    m32 = 0xFFFFFFFF
+    check(got[0], [x & 7 for x in a], "v_dual_bitop2_b32 bitop3:0x40 (and)")
+    check(got[1], [(x + y) & m32 for x, y in zip(a, b, strict=True)], "v_dual_add_nc_u32")
+    check(got[2], [x ^ y for x, y in zip(a, b, strict=True)], "v_dual_bitop2_b32 bitop3:0x14 (xor)")
+    check(got[3], [x | y for x, y in zip(a, b, strict=True)], "v_dual_bitop2_b32 bitop3:0x54 (or)")
+    check(got[4], [y if x > y else x for x, y in zip(a, b, strict=True)], "v_dual_cndmask_b32 with an SGPR selector")
+    check(got[5], [(x - y) & m32 for x, y in zip(a, b, strict=True)], "v_dual_sub_nc_u32")
+    check(got[6], [fma32(x ^ 0x80000000, y, z) for x, y, z in zip(a, b, c, strict=True)], "v_dual_fma_f32 with -S0")
+    check(got[7], b, "v_dual_mov_b32 swap (x half)")
+    check(got[8], a, "v_dual_mov_b32 swap (y half)")
+    check(got[9], [(x & y) | (x & z) | (y & z) for x, y, z in zip(a, b, c, strict=True)], "v_bitop3_b32 0xe8")
+    s = [((y << 32 | x) + 0x123456789A) & M64 for x, y in zip(a, b, strict=True)]
+    check(got[10], [v & m32 for v in s], "v_add_nc_u64 lit64 (low)")
+    check(got[11], [v >> 32 for v in s], "v_add_nc_u64 lit64 (high)")
+    check(got[12], [x & ~y & m32 for x, y in zip(a, b, strict=True)], "v_dual_bitop2_b32 bitop3:0x10 (a & ~b)")
+    check(got[13], [(x & y) | (~x & z & m32) for x, y, z in zip(a, b, c, strict=True)], "v_bitop3_b32 0xca")

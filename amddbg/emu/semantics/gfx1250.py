@@ -86,3 +86,36 @@ def v_nop(ctx, insn):
 semantic("s_get_pc_i64")(s_getpc)
 semantic("s_set_pc_i64")(s_setpc)
 semantic("s_swap_pc_i64")(s_swappc)
+
+
+# -- bitop3 (GFX950, GFX12.5) and VOPD3's two-source bitop2
+
+
+def _bitop3_table(insn) -> int:
+    m = re.search(r"bitop3:(0x[0-9a-fA-F]+|\d+)", insn.text)
+    return int(m.group(1), 0) & 0xFF if m else 0
+
+
+def _bitop3(table: int, a, b, c):
+    """Bit i of D = bit (S0[i] << 2 | S1[i] << 1 | S2[i]) of the 8-bit truth table (the ISA's BITOP3)."""
+    r = np.zeros_like(a)
+    for idx in range(8):
+        if table >> idx & 1:
+            r |= (a if idx & 4 else ~a) & (b if idx & 2 else ~b) & (c if idx & 1 else ~c)
+    return r
+
+
+@semantic("v_bitop3_b32")
+def v_bitop3_b32(ctx, insn):
+    w = ctx.wave
+    a, b, c = (read_vector(w, o) for o in _plain(insn)[:3])
+    dst(ctx, insn, _bitop3(_bitop3_table(insn), a, b, c))
+
+
+@semantic("v_bitop2_b32")
+def v_bitop2_b32(ctx, insn):
+    """VOPD3's `v_dual_bitop2_b32 vD, S0, S1 bitop3:T`: the truth table with S2 = 0 (clang-22 writes `x & k` as
+    bitop3:0x40, `x | k` as 0x54 and `x ^ k` as 0x14: the S0/S1 patterns 0xF0/0xCC restricted to S2 = 0)."""
+    w = ctx.wave
+    a, b = (read_vector(w, o) for o in _plain(insn)[:2])
+    dst(ctx, insn, _bitop3(_bitop3_table(insn), a, b, np.zeros_like(a)))

@@ -917,12 +917,11 @@ _DUALS: dict = {}
 
 @semantic("v_dual")
 def v_dual(ctx, insn):
-    """VOPD dual issue: both halves read their sources before either writes (results applied together)."""
+    """VOPD dual issue (and gfx1250's VOPD3): both halves read their sources before either writes (results
+    applied together)."""
     from amddbg.emu.semantics import lookup
 
     w = ctx.wave
-    if insn.encoding == "VOPD3":  # gfx1250's three-source dual issue (not among the emulated targets)
-        raise Unsupported(f"{insn.text} (VOPD3 dual issue, gfx1250: not emulated)", insn.address)
     x, y, fx, fy = per_insn_cache(_DUALS, insn, lambda i: (*_vopd_halves(i), *map(lookup, _vopd_halves(i))))
     if fx is None or fy is None:
         raise Unsupported(insn.text, insn.address)

@@ -20,10 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from amddbg.amdgpu import AddressSpace  # noqa: E402
 from amddbg.dwarf.cfi import frame_sections  # noqa: E402
 from amddbg.dwarf.cfi.dump import dump_section  # noqa: E402
 from amddbg.dwarf.expr import Location, StaticContext, decode, encode, evaluate_lanes, format_ops  # noqa: E402
-from amddbg.amdgpu import AddressSpace  # noqa: E402
 
 
 def timed(fn, repeat=3):

@@ -135,6 +135,9 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
             _find_cycles(program, exp.findings, dispatch, budget, info, symmetry)
             if nv:
                 _schedule_dependent(nv, info)
+            from amddbg.replay.causes import refine
+
+            refine(program, r, exp.findings, dispatch, budget, info)
             if not any(f.kind in ("barrier_deadlock", "spin_forever") for f in exp.findings):
                 # the core caught the waves before they got stuck: explain the state replay reached
                 reached = [f for f in _explain_replayed(r, dispatch).findings if f.kind != "barrier_misuse"]
@@ -163,6 +166,16 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         info["method"] = "replay from the core ran into a " + r.status
         return _done(found, info, t0)
     # limit or unsupported: keep what the core alone proves
+    if r.status == "limit" and not assumptions:
+        from amddbg.replay.causes import limit_findings
+
+        stuck = limit_findings(program, r, dispatch)
+        if stuck:
+            static.findings = [f for f in static.findings if f.kind != "spin_forever"] + stuck
+            static.verdict = "hang"
+            info["method"] = (f"replay from the core ({r.reason}) and the code: the waves' loops cannot exit "
+                              "(their exit tests read only registers the loops never change)")
+            return _done(static, info, t0)
     info["method"] = f"static analysis; replay stopped without an answer ({r.reason})"
     return _done(static, info, t0)
 
@@ -394,8 +407,8 @@ def _spinners(program, dispatch) -> dict:
     for t in program.waves:
         if dispatch is not None and dispatch not in (t.dispatch_handle, t.dispatch_id):
             continue
-        if t.state not in (WaveState.SPINNING, WaveState.SLEEPING, WaveState.RUNNING):
-            continue
+        if t.state not in (WaveState.SPINNING, WaveState.SLEEPING, WaveState.RUNNING, WaveState.HALTED):
+            continue  # halted: a core written at a hang halts its waves wherever they were, spin loops included
         loop, body = _loop_of(program, t.pc)
         if loop is None:
             continue
@@ -572,7 +585,12 @@ def _acquire_scope(program, t, load) -> tuple[str, str]:
         insns = program.disassemble(t.pc)
         op = lift_at(insns, processor, load.address)
         if op is not None and op.scope != "unknown":
-            return op.scope, (op.rows[0] if op.rows else f"{op.order} {op.kind} at {op.scope} scope")
+            from amddbg.replay.scopes import consistent_scope, widest_row
+
+            scope, words = consistent_scope(op)  # never narrower than the code could have been written with
+            row = widest_row(op, scope) or (op.rows[0] if op.rows else f"{op.order} {op.kind}")
+            return scope, f"{words}: {row}"
+
     except ImportError:
         return _scope_from_bits(processor, load)
     except AmddbgError:
@@ -595,8 +613,10 @@ def _scope_from_bits(processor: str, load) -> tuple[str, str]:
 
 
 def _writers(program, t, load) -> list:
-    """Atomic stores and RMWs of the spinner's function that may write the polled location (same kernel-argument
-    pointer where the code shows it), with their lifted release scope: [(insn, scope)]."""
+    """Stores and RMWs of the spinner's function that may write the polled location (same kernel-argument pointer
+    where the code shows it; plain stores only through that very pointer or where the code does not show the
+    pointer), with their lifted release scope in words and its narrowest reading:
+    [(insn, "workgroup scope or narrower" | "non-atomic" | ..., narrowest scope, pointer shown)]."""
     processor = program.code_object_at(t.pc).processor.split(":")[0]
     try:
         insns = program.disassemble(t.pc)
@@ -611,19 +631,37 @@ def _writers(program, t, load) -> list:
             ops[op.pc] = op
     except ImportError:
         pass
+    from amddbg.replay.scopes import consistent_scope
+
     out = []
     for i in insns:
         mem = i.memory
         if mem is None or not (mem.is_store or mem.is_atomic) or mem.space.value not in ("global", "flat"):
             continue
         origin = _pointer_origin(insns, i)
-        if want is not None and origin is not None and origin != want:
+        shown = want is not None and origin is not None
+        if shown and origin != want:
             continue
         op = ops.get(i.address)
-        if op is not None and op.order == "non_atomic":
-            continue
-        out.append((i, op.scope if op is not None else "unknown"))
+        if op is None:
+            out.append((i, "unknown scope", "unknown", shown))
+        elif op.order == "non_atomic":  # a plain or volatile store with bits no atomic row has
+            out.append((i, "non-atomic", "wavefront", shown))
+        else:
+            out.append((i, consistent_scope(op)[1], op.scope, shown))
     return out
+
+
+def _width(insn) -> int:
+    """Bytes a load or store accesses, from its mnemonic."""
+    m = insn.mnemonic
+    if any(x in m for x in ("byte", "_u8", "_i8", "_b8")):
+        return 1
+    if any(x in m for x in ("short", "_u16", "_i16", "_b16", "d16")):
+        return 2
+    if any(x in m for x in ("dwordx2", "_b64", "x2")):
+        return 8
+    return 4
 
 
 def _stored_constant(insns, store) -> int | None:
@@ -645,24 +683,36 @@ def _stored_constant(insns, store) -> int | None:
     return None
 
 
-def likely_writers(program, t, writers: list, value: int | None, poll_line: int | None) -> list:
+def likely_writers(program, t, writers: list, value: int | None, poll_line: int | None, load=None,
+                   loop: tuple[int, int] | None = None) -> list:
     """Narrow the stores that may have written the polled location: drop plain stores on the polling load's own
-    line (they keep what the loop read), prefer stores of the constant memory now holds, keep at most three."""
+    line or inside the polling loop (they keep what the loop read, or mark the wait), and stores whose pointer the
+    code does not show (-O0 keeps pointers on the stack) that access another width than the polling load; prefer
+    stores of the constant memory now holds; when none does, a store whose pointer is not shown is named only if it
+    is the only one (ambiguous otherwise); keep at most three."""
     try:
         insns = program.disassemble(t.pc)
     except AmddbgError:
         insns = []
     keep = []
-    for i, scope in writers:
+    for i, words, narrow, shown in writers:
         src = program.symbolize(i.address)
         line = src[0].line if src else None
-        if poll_line is not None and line == poll_line and not i.memory.is_atomic:
+        plain = not i.memory.is_atomic
+        if plain and poll_line is not None and line == poll_line:
             continue
-        keep.append((i, scope))
+        if plain and loop is not None and loop[0] <= i.address <= loop[1]:
+            continue
+        if not shown and load is not None and _width(i) != _width(load):
+            continue
+        keep.append((i, words, narrow, shown))
     if value is not None:
-        exact = [(i, sc) for i, sc in keep if _stored_constant(insns, i) == value]
+        exact = [w for w in keep if _stored_constant(insns, w[0]) == value]
         if exact:
-            keep = exact
+            return exact[:3]
+    unshown = [w for w in keep if not w[3]]
+    if len(unshown) > 1:
+        keep = [w for w in keep if w[3]]
     return keep[:3]
 
 
@@ -702,8 +752,10 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         if seen == now or same_group_writer:
             continue
         poll_src = program.symbolize(load.address)
-        writers = likely_writers(program, t, _writers(program, t, load), now,
-                                 poll_src[0].line if poll_src else None)
+        # a store replay saw a spinner make elsewhere (after it left its loop) does not write the flag
+        elsewhere = {pc for n in spinners for pc, a in r.stores.get(n, []) if a != address}
+        writers = likely_writers(program, t, [w for w in _writers(program, t, load) if w[0].address not in elsewhere],
+                                 now, poll_src[0].line if poll_src else None, load, sp["loop"])
         groups.setdefault((address, load.address), []).append((t, sp, scope, how, now, seen, writers))
     findings = []
     pins: dict = {}
@@ -721,12 +773,12 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         fix = [f"acquire:agent@{load_loc['file']}:{load_loc['line']}"] if load_loc.get("file") else []
         locs = [load_loc]
         wtext = []
-        for i, wscope in writers:
+        for i, words, narrow, _shown in writers:
             loc = _loc(t, "write that never becomes visible", i.address)
             if not any(x["line"] == loc["line"] and x["role"] == loc["role"] for x in locs):
                 locs.append(loc)
-                wtext.append(f"{place(program, i.address).text()} ({wscope} scope)")
-            if loc.get("file") and wscope in NARROW:
+                wtext.append(f"{place(program, i.address).text()} ({words})")
+            if loc.get("file") and narrow in NARROW:
                 fix.append(f"release:agent@{loc['file']}:{loc['line']}")
         fixed = None
         if fix:
@@ -744,7 +796,7 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         var = variable_at(program, t, address)
         summary = (f"{who([m[0] for m in members])} poll{'s' if len(members) == 1 else ''} "
                    f"{var + ' at ' if var else ''}{address:#x} at {place(program, load_pc).text()}: memory holds "
-                   f"{now} but {last}; the load is at most {scope}-scope ({how}), which does not "
+                   f"{now} but {last}; the load acquires at {how}, which does not "
                    f"make another workgroup's write visible"
                    + (f"; the write at {', '.join(wtext)}" if wtext else "; no store of this kernel to it is in view")
                    + "; needs release and acquire at agent scope")

@@ -528,7 +528,9 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
             elif t.state in (WaveState.TRAPPED, WaveState.FAULTED):
                 reasons.append((t, f"{t.state} ({t.state_reason})"))
             else:
-                reasons.append((t, f"{t.state} at {_where(t)}"))
+                from amddbg.replay.causes import wave_activity
+
+                reasons.append((t, wave_activity(program, t)))
         for t in at:
             blocked_by[t.number] = {m.number for m in missing}
         summary = (f"workgroup ({wg[0]},{wg[1]},{wg[2]}): {len(at)} of {expected} waves wait at the barrier "

@@ -1,0 +1,732 @@
+"""Hang causes beyond "nobody writes the flag", found after replay proved the hang (issue 20, section 3).
+
+- **SIMT lock inside one wave** (``writer_blocked``, ``details.why == "same_wave"``): lanes of a wave spin on a
+  lock that other lanes of the same wave took. Those lanes left the loop, but a wave runs its lanes together:
+  while any lane still loops, EXEC keeps the whole wave in the loop and the holders never reach their release.
+  The holders are the wave's lanes outside EXEC (narrowed to the loop's exit mask where -O2 code keeps one); the
+  release is found by a what-if run of that wave alone from the loop's exit with EXEC = the holders, watching for
+  the first store or atomic to the polled address (path-sensitive, so at -O0 it is the unlock, not the next store
+  in program order). Waves of other groups that poll the same lock are blocked by the same holders.
+- **A poll the compiler hoisted** (``poll_hoisted``): the loop reads no memory and its exit test reads only
+  registers the loop does not change, which a load before the loop set: a plain (non-atomic) read the compiler
+  moved out of the loop, since nothing in the loop may write it as far as it can tell. The wave spins on a
+  register; the fix is an atomic load at the scope the writer needs.
+- **A condition that can never become true** (``never_true``): the loop's exit test is constant (the compiler
+  folded it, e.g. a 64-bit ballot compared to all-ones on wave32) or the polled value is final (no live wave can
+  change it) and not what the loop waits for. Replay probes the values the loop's compares test against and says
+  which value would end the loop, or that none does.
+- **Wave states that are true**: a wave the core calls "halted" or "running" inside a loop that polls memory is
+  described as spinning there (`wave_activity`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+
+from amddbg.errors import AmddbgError, UsageError
+from amddbg.isa.model import OperandKind
+from amddbg.replay.explain import (
+    Finding,
+    _argument_pointer,
+    _loc,
+    _loop_of,
+    _ranges,
+    _wave_doc,
+    _where,
+    variable_at,
+)
+from amddbg.session.threads import WaveState
+
+STOPPED = (WaveState.AT_BARRIER, WaveState.TRAPPED, WaveState.FAULTED)
+PROBE_STEPS = 4000  # instructions a what-if runs one wave for (a critical section and its release)
+# scalar instructions that do not write SCC (everything else of the SALU family may)
+_NO_SCC = re.compile(r"^s_(mov|movk|cmov|cselect|sleep|wait|nop|branch|cbranch|delay_alu|setprio|getreg|setreg|load|"
+                     r"buffer_load|store|barrier|endpgm|sendmsg|dcache|icache|trap|setpc|swappc|getpc|call|"
+                     r"clause|version|inst_prefetch|mul_i32|mul_hi|movrel|bitreplicate|sext|pack|ttrace|"
+                     r"memtime|memrealtime|wakeup|sethalt|set_gpr|round_mode|denorm_mode|singleuse)")
+
+
+# ------------------------------------------------------------------------------------------- wave states
+
+
+def _memory_in(body) -> list:
+    return [i for i in body if i.memory is not None and (i.memory.is_load or i.memory.is_atomic)
+            and i.memory.space.value != "scratch"]
+
+
+def wave_activity(program, t) -> str:
+    """What a wave the barrier misses is doing, in words: the core's state, except that a wave in a loop that
+    polls memory is spinning there whatever the core called it (halted, running)."""
+    if t.state in (WaveState.HALTED, WaveState.RUNNING):
+        loop, body = _poll_loop(program, t)
+        if loop is None:
+            loop, body = _loop_of(program, t.pc)
+        if loop is not None:
+            polls = _memory_in(body) or [i for i in body if i.is_call]
+            if polls:
+                kind = "a lock" if any(i.memory is not None and i.memory.is_atomic for i in polls) else "memory"
+                return f"spinning at {_where(t)} (a loop that polls {kind})"
+            return f"spinning at {_where(t)} (a loop that reads no memory)"
+    return f"{t.state} at {_where(t)}"
+
+
+# ------------------------------------------------------------------------------------------- register slices
+
+
+def _names(op) -> set[str]:
+    if op.kind in (OperandKind.SGPR, OperandKind.VGPR) and op.register is not None:
+        p = "s" if op.kind is OperandKind.SGPR else "v"
+        return {f"{p}{op.register + k}" for k in range(op.count)}
+    if op.kind is OperandKind.SPECIAL:
+        t = op.text.lower()
+        for n in ("vcc", "exec", "scc"):
+            if t.startswith(n):
+                return {n}
+    return set()
+
+
+def _defs(i) -> set[str]:
+    out = set().union(*(_names(o) for o in i.operands if o.is_dest)) if i.operands else set()
+    if i.mnemonic.startswith("v_cmp_") and "_e32" in i.mnemonic:
+        out.add("vcc")
+    if i.mnemonic.startswith("v_cmpx"):
+        out.add("exec")
+    if i.mnemonic.startswith("s_") and not _NO_SCC.match(i.mnemonic):
+        out.add("scc")
+    return out
+
+
+def _uses(i) -> set[str]:
+    out = set().union(*(_names(o) for o in i.operands if not o.is_dest)) if i.operands else set()
+    if i.mnemonic.startswith(("s_cselect", "s_addc", "s_subb", "s_cmov", "s_cbranch_scc")):
+        out.add("scc")
+    if i.mnemonic.startswith("s_cbranch_vcc"):
+        out.add("vcc")
+    if i.mnemonic.startswith("s_cbranch_exec"):
+        out.add("exec")
+    return out
+
+
+def _exits(body, lo: int, hi: int) -> list:
+    """The branches that can leave the loop [lo, hi]: conditional branches to outside it, and the conditional
+    backward branch at its end (it falls through on exit)."""
+    out = []
+    for i in body:
+        if not i.is_branch or i.is_call:
+            continue
+        t = i.branch_target
+        if i.address == hi and i.is_conditional:
+            out.append(i)
+        elif t is not None and not lo <= t <= hi:
+            out.append(i)
+    return out
+
+
+def _invariant_exit(body, lo: int, hi: int) -> set[str] | None:
+    """The registers the loop's exit tests read when none of them is written inside the loop (the loop can never
+    leave once it is in it), else None."""
+    exits = _exits(body, lo, hi)
+    if not exits:
+        return set()  # no way out at all
+    if any(i.is_call for i in body):
+        return None  # a called function may write any register
+    conds = set()
+    for b in exits:
+        if not b.is_conditional:
+            return None  # an unconditional way out
+        conds |= _uses(b)
+    written = set().union(*(_defs(i) for i in body))
+    return None if conds & written else conds
+
+
+def _source_load(insns, lo: int, regs: set[str], limit: int = 96):
+    """The load whose value the registers `regs` were computed from before the loop at `lo` (a backward slice
+    over the straight-line code before it), or None when they are computed from no load (a constant)."""
+    wanted = set(regs) - {"exec"}
+    before = [i for i in insns if i.address < lo][-limit:]
+    for i in reversed(before):
+        d = _defs(i) & wanted
+        if not d:
+            continue
+        wanted -= d
+        if i.memory is not None and (i.memory.is_load or i.memory.is_atomic) and i.memory.space.value != "scratch":
+            return i
+        wanted |= _uses(i) - {"exec"}
+        if not wanted:
+            return None
+    return None
+
+
+def _data_load(insns, load) -> bool:
+    """A load of data through a pointer (not of a kernel argument from the kernarg segment): its base SGPR pair
+    was itself loaded (`_pointer_origin`), or its address is in VGPRs."""
+    from amddbg.replay.explain import _pointer_origin
+
+    if any(o.kind is OperandKind.VGPR and not o.is_dest and o.count == 2 for o in load.operands):
+        return True
+    return _pointer_origin(insns, load) is not None
+
+
+def _hoisted_load(insns, lo: int, conds: set[str], branches: int = 6):
+    """(load, anchor): the data load the loop's (invariant) exit test was computed from, or the load that decided
+    to enter the loop (-O2 turns `while (*flag == 0) sleep;` into `if (*flag == 0) for (;;) sleep;`, whose loop
+    tests a constant and whose entry branch tests the load), and the instruction whose line is the loop
+    condition's (the load, or that branch). None for a condition computed from constants and kernel arguments."""
+    src = _source_load(insns, lo, conds)
+    if src is not None and _data_load(insns, src):
+        return src, src
+    before = [i for i in insns if i.address < lo][-48:]
+    for b in [i for i in reversed(before) if i.is_branch and i.is_conditional][:branches]:
+        src = _source_load(insns, b.address, _uses(b))
+        if src is not None and _data_load(insns, src):
+            return src, b  # the branch carries the loop condition's line (the load may carry the `if` before it)
+    return None
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+
+def _threads(program, dispatch):
+    return [t for t in program.waves if dispatch is None or dispatch in (t.dispatch_handle, t.dispatch_id)]
+
+
+def _live_mask(t) -> int:
+    """Lanes of the wave that hold a work-item (the last wave of a workgroup may be partial)."""
+    d = t.dispatch
+    size = getattr(d, "workgroup_size", None)
+    grid = getattr(d, "grid_size", None)
+    wg = t.workgroup
+    if not size or not grid or wg is None or t.wave_in_group is None:
+        return (1 << t.lanes) - 1
+    items = 1
+    for k in range(3):
+        items *= max(0, min(size[k], grid[k] - wg[k] * size[k]))
+    n = max(0, min(t.lanes, items - t.wave_in_group * t.lanes))
+    return (1 << n) - 1
+
+
+def _exit_mask(t, body) -> int | None:
+    """The loop's exit mask (the lanes that left it), when -O2 code keeps it in an SGPR:
+    `s_andn2_b64 exec, exec, sX` / `s_and_not1_b32 exec_lo, exec_lo, sX`."""
+    for i in body:
+        if not i.mnemonic.startswith(("s_andn2_b", "s_and_not1_b")):
+            continue
+        ops = list(i.operands)
+        if len(ops) == 3 and ops[0].text.startswith("exec") and ops[1].text.startswith("exec") and \
+                ops[2].kind is OperandKind.SGPR:
+            try:
+                v = 0
+                for k in range(ops[2].count):
+                    v |= t.registers.read_named(f"s{ops[2].register + k}") << (32 * k)
+                return v
+            except AmddbgError:
+                return None
+    return None
+
+
+def _read_u32(program, address: int) -> int | None:
+    try:
+        return int.from_bytes(program.read("global", address, 4), "little")
+    except AmddbgError:
+        return None
+
+
+def _who(docs: list) -> str:
+    wgs = {tuple(w["workgroup"] or ()) for w in docs}
+    waves = ", ".join(str(w["wave_in_group"]) for w in docs[:8]) + (", ..." if len(docs) > 8 else "")
+    who = f"wave {docs[0]['wave_in_group']}" if len(docs) == 1 else f"waves {waves}"
+    return who + (f" of workgroup {next(iter(wgs))}" if len(wgs) == 1 else f" in {len(wgs)} workgroups")
+
+
+def _s(docs: list) -> str:
+    """The verb ending for a `_who` subject."""
+    return "s" if len(docs) == 1 else ""
+
+
+def _spin_waves(findings) -> set:
+    return {w.get("thread") for f in findings if f.kind == "spin_forever" for w in f.waves}
+
+
+def _replace(findings: list, new: Finding) -> None:
+    """Put `new` in place of the spin findings about its waves (a wave is explained once)."""
+    mine = {w.get("thread") for w in new.waves}
+    keep = []
+    for f in findings:
+        if f.kind == "spin_forever":
+            f.waves = [w for w in f.waves if w.get("thread") not in mine]
+            if not f.waves:
+                continue
+        keep.append(f)
+    findings[:] = keep + [new]
+
+
+# ------------------------------------------------------------------------------------------- SIMT locks
+
+
+def _polled(r, t, lo: int, hi: int, body) -> tuple[int | None, int | None]:
+    """(pc, address) the wave polls in its loop: the access replay saw it repeat, else the saved registers'."""
+    from amddbg.replay.explain import _addresses
+
+    seen = [(pc, a) for pc, a in r.loads.get(t.number, []) if lo <= pc <= hi]
+    if not seen and any(i.is_call for i in body):  # -O0: the poll is in a function the loop calls
+        seen = list(r.loads.get(t.number, []))
+    if seen:
+        ranked = [x for x, _n in Counter(seen).most_common()]
+        # -O0 loops also reload launch values (the work-group size from the dispatch packet): prefer an access to
+        # a buffer a kernel argument points to
+        return next((x for x in ranked if variable_at(t.program, t, x[1])), ranked[0])
+    for i in _memory_in(body):
+        if i.memory.space.value in ("global", "flat"):
+            addrs = _addresses(t, i)
+            if addrs:
+                return i.address, next(iter(addrs.values()))
+    return None, None
+
+
+class _Found(Exception):
+    """Raised from a what-if's step hook once it saw what it was looking for."""
+
+
+def _alone(program, dispatch, t, *, pc: int | None = None, mask: int | None = None):
+    """A fresh machine from the core in which only wave `t` runs (the others are parked as ended), optionally from
+    `pc` with EXEC = `mask`: (machine, wave) or None."""
+    from amddbg.emu.wave import ENDED, READY
+    from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
+
+    try:
+        state = machine_from_program(program, dispatch=dispatch)
+    except (ReplayUnavailable, AmddbgError):
+        return None
+    mine = None
+    for w, th in state.threads.items():
+        if th.number == t.number:
+            mine = w
+        elif w.state != ENDED:
+            w.state = ENDED
+    if mine is None:
+        return None
+    if pc is not None:
+        mine.pc, mine.state = pc, READY
+    if mask is not None:
+        mine.exec = mask
+    return state.machine, mine
+
+
+def _run_alone(machine, hook, steps: int) -> None:
+    try:
+        machine.run(max_instructions=steps, hook=hook)
+    except _Found:
+        pass
+    except AmddbgError:
+        pass
+
+
+def _release_probe(program, dispatch, t, loop: tuple[int, int], exit_pc: int, mask: int, target: int) -> int | None:
+    """Run wave `t` alone on to its loop's backward branch (out of a called lock helper, at -O0), then from the
+    loop's exit with EXEC = `mask` (the lanes that left the loop); the PC of the first store or atomic it makes to
+    `target`, or None."""
+    got = _alone(program, dispatch, t)
+    if got is None:
+        return None
+    m, w = got
+    hi = loop[1]
+
+    def to_branch(ev) -> None:
+        if ev.wave is w and ev.pc == hi:
+            raise _Found  # before the branch moves the PC: the wave is in the loop's own frame
+
+    try:
+        m.run(max_instructions=PROBE_STEPS, hook=to_branch)
+        return None  # it never came back to the loop's branch
+    except _Found:
+        pass
+    except AmddbgError:
+        return None
+    w.pc, w.exec = exit_pc, mask
+    hit: list = []
+
+    def hook(ev) -> None:
+        if ev.wave is not w:
+            return
+        for op in ev.memops:
+            if op.kind in ("store", "atomic") and op.addresses and any(
+                    a <= target < a + 4 for a in op.addresses.values()):
+                hit.append(ev.pc)
+                raise _Found
+
+    _run_alone(m, hook, PROBE_STEPS)
+    return hit[0] if hit else None
+
+
+def _poll_loop(program, t):
+    """The loop a wave polls in: the innermost loop at its PC that reads memory or calls a function (at -O0 a
+    lock helper is a call), else the loop in a caller around the call the wave is in."""
+    loop, body = _loop_of(program, t.pc)
+    if loop is not None and (_memory_in(body) or any(i.is_call for i in body)):
+        return loop, body
+    try:
+        frames = t.frames()
+    except AmddbgError:
+        return None, []
+    for f in frames[1:3]:
+        if getattr(f, "inline_depth", 0):
+            continue
+        loop, body = _loop_of(program, f.pc)
+        if loop is not None and any(i.is_call for i in body):
+            return loop, body
+    return None, []
+
+
+def simt_locks(program, r, findings: list, dispatch) -> None:
+    """Spinning waves whose lock is held by lanes of a wave that cannot leave the loop (see the module doc)."""
+    groups: dict = {}
+    for t in _threads(program, dispatch):
+        if t.state in STOPPED:
+            continue
+        loop, body = _poll_loop(program, t)
+        if loop is None:
+            continue
+        pc, address = _polled(r, t, loop[0], loop[1], body)
+        if address is None:
+            continue
+        groups.setdefault(address, []).append((t, loop, body, pc))
+    for address, members in groups.items():
+        holders = []
+        for t, (lo, hi), body, _pc in members:
+            mask = _live_mask(t) & ~t.exec
+            left = _exit_mask(t, body)
+            if left is not None and left & mask and not left & t.exec:  # an exit mask never holds a looping lane
+                mask &= left
+            if not mask:
+                continue
+            back = next(i for i in body if i.address == hi)
+            exit_pc = hi + back.size if back.is_conditional else next(
+                (b.branch_target for b in _exits(body, lo, hi) if b.branch_target is not None), None)
+            if exit_pc is None:
+                continue
+            release = _release_probe(program, dispatch, t, (lo, hi), exit_pc, mask, address)
+            if release is not None:
+                holders.append((t, mask, release))
+        if not holders:
+            continue
+        t0, _loop0, _body0, poll_pc = members[0]
+        docs = [_wave_doc(t) for t, *_ in members]
+        locs = [_loc(t0, "polling load", poll_pc)]
+        for h, _m, pc in holders:
+            loc = _loc(h, "write that never lands", pc)
+            if not any(x["role"] == loc["role"] and x["line"] == loc["line"] for x in locs):
+                locs.append(loc)
+        value = _read_u32(program, address)
+        var = variable_at(program, t0, address)
+        shown = f"{var} at {address:#x}" if var else f"{address:#x}"
+        h, hmask, rpc = holders[0]
+        rel = locs[-1]
+        where = f"{os.path.basename(rel['file'])}:{rel['line']}" if rel.get("file") else f"{rpc:#x}"
+        lanes = _ranges(hmask, h.lanes)
+        summary = (f"{_who(docs)} spin{_s(docs)} on {shown}"
+                   + (f" (value {value} in the core)" if value is not None else "")
+                   + f": it is held by lane{'s' if '-' in lanes or ',' in lanes else ''} {lanes} of wave "
+                   f"{h.wave_in_group} of workgroup {tuple(h.workgroup or ())}, which left the loop but cannot reach "
+                   f"the release at {where}: the lanes of a wave run together, and EXEC keeps that wave in the loop "
+                   "while any of its lanes still spins (a SIMT lock inside one wave; take the lock once per wave, or "
+                   "release it inside the loop)")
+        details = {"address": f"{address:#x}", "value": value, "variable": var, "why": "same_wave",
+                   "holders": [{"workgroup": list(x.workgroup or ()), "wave_in_group": x.wave_in_group,
+                                "lanes": _ranges(m, x.lanes), "thread": x.number} for x, m, _ in holders],
+                   "release": f"{rel.get('file')}:{rel.get('line')}", "found_by": "replay"}
+        _replace(findings, Finding("spin_forever", "writer_blocked", summary, docs, locs, details))
+
+
+# ------------------------------------------------------------------------------------------- loops that cannot exit
+
+
+def unexitable_loops(program, r, findings: list, dispatch, *, stayed_only: bool = False) -> None:
+    """Waves in a loop whose exit test reads only registers the loop never changes: a hoisted poll (the registers
+    came from a load before the loop, and the loop reads no memory) or a folded, never-true condition."""
+    done = {w.get("thread") for f in findings if f.kind == "spin_forever" and f.cause != "no_writer"
+            for w in f.waves}  # a no_writer spin may be one of these, which say more
+    ended = {t.number for w, t in r.state.threads.items() if w.state in ("ended", "faulted", "trapped")}
+    groups: dict = {}
+    for t in _threads(program, dispatch):
+        if t.state in STOPPED or t.number in ended or t.number in done:
+            continue
+        loop, body = _loop_of(program, t.pc)
+        if loop is None:
+            continue
+        if stayed_only and not _stayed(r, t, loop):
+            continue
+        conds = _invariant_exit(body, *loop)
+        if conds is None:
+            continue
+        try:
+            insns = program.disassemble(t.pc)
+        except AmddbgError:
+            continue
+        found = _hoisted_load(insns, loop[0], conds) if conds else None
+        src, anchor = found if found else (None, None)
+        reads = _memory_in(body)
+        if src is not None and any(i.address == src.address for i in reads):
+            continue  # the loop reloads it after all
+        cause = "poll_hoisted" if src is not None else "never_true"
+        groups.setdefault((cause, loop, src.address if src is not None else None), []).append(
+            (t, body, (src, anchor), reads))
+    for (cause, (lo, hi), _src_pc), members in groups.items():
+        t, body, src, reads = members[0]
+        docs = [_wave_doc(m[0]) for m in members]
+        loop_loc = _loc(t, "loop that cannot exit", hi)
+        at = f"{os.path.basename(loop_loc['file'])}:{loop_loc['line']}" if loop_loc.get("file") else f"{hi:#x}"
+        if cause == "poll_hoisted":
+            f = _hoisted(program, t, src, docs, loop_loc, at, members)  # src: (load, anchor)
+        else:
+            f = _folded(program, r, t, reads, docs, loop_loc, at, lo, hi)
+        _replace(findings, f)
+
+
+def _stayed(r, t, loop) -> bool:
+    """Replay ran wave `t` on and it is still inside `loop` (it never ended)."""
+    w = next((w for w, th in r.state.threads.items() if th.number == t.number), None)
+    return w is not None and w.state not in ("ended", "faulted", "trapped") and loop[0] <= w.pc <= loop[1] and \
+        w.instructions > 0
+
+
+def limit_findings(program, r, dispatch) -> list:
+    """When replay ran out of budget: the waves that are in a loop whose exit test reads only registers the loop
+    never changes, and that replay left inside it, can never leave (a loop that counts its spins changes a
+    register every iteration, so the machine state never repeats, but its exit does not depend on that register)."""
+    found: list = []
+    unexitable_loops(program, r, found, dispatch, stayed_only=True)
+    for f in found:
+        f.details["found_by"] = "code and replay"
+    return found
+
+
+def _load_address(program, t, load) -> int | None:
+    """A load's address from the kernel-argument pointer it is based on and its immediate offset (the index
+    register, if any, is taken as 0: a hoisted flag read is uniform)."""
+    base = _argument_pointer(program, t, load)
+    if base is None:
+        return None
+    m = re.search(r"offset:(-?0x[0-9a-fA-F]+|-?\d+)", load.text) or re.search(r",\s*(0x[0-9a-fA-F]+|\d+)\s*$",
+                                                                              load.text)
+    return base + (int(m.group(1), 0) if m else 0)
+
+
+def _hoisted(program, t, found, docs, loop_loc, at, members) -> Finding:
+    src, anchor = found
+    load_loc = _loc(t, "polling load", anchor.address)
+    address = _load_address(program, t, src)
+    var = variable_at(program, t, address) if address is not None else None
+    value = _read_u32(program, address) if address is not None else None
+    name = var or (f"{address:#x}" if address is not None else "the flag")
+    ld = f"{os.path.basename(load_loc['file'])}:{load_loc['line']}" if load_loc.get("file") else f"{src.address:#x}"
+    wgs = {tuple(x.workgroup or ()) for x in (m[0] for m in members)}
+    other_groups = any(tuple(o.workgroup or ()) not in wgs for o in program.waves) or len(
+        {tuple(o.workgroup or ()) for o in program.waves}) > 1 or (t.dispatch is not None and t.dispatch.grid_size and
+                                                               t.dispatch.workgroup_size and
+                                                               t.dispatch.grid_size[0] > t.dispatch.workgroup_size[0])
+    scope = "agent" if other_groups else "workgroup"
+    fix = f"acquire:{scope}@{load_loc['file']}:{load_loc['line']}" if load_loc.get("file") else None
+    others = _memory_in(members[0][1])
+    reads = "the loop reads no memory" if not others else f"the loop does not read {name} (only other memory)"
+    summary = (f"{_who(docs)} loop{_s(docs)} at {at} on a register: {reads}. The compiler read {name} once, "
+               f"before the loop ({ld}, a plain load), since {name} is not atomic and nothing in the loop may write "
+               "it as far as it can tell"
+               + (f"; memory now holds {value}" if value is not None else "")
+               + f". Read it in the loop with an atomic load at {scope} scope (__hip_atomic_load(..., "
+               f"__ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_{scope.upper()}))")
+    return Finding("spin_forever", "poll_hoisted", summary, docs, [load_loc, loop_loc],
+                   {"address": f"{address:#x}" if address is not None else None, "variable": var, "value": value,
+                    "load_pc": f"{src.address:#x}", "loop_reads_memory": bool(others), "atomic": False,
+                    "needed_scope": scope, "fix": [fix] if fix else [],
+                    "found_by": "code"})
+
+
+def _folded(program, r, t, reads, docs, loop_loc, at, lo, hi) -> Finding:
+    pc, address = _polled(r, t, lo, hi, reads) if reads else (None, None)
+    locs = [loop_loc]
+    value = var = None
+    if address is not None:
+        locs.insert(0, _loc(t, "polling load", pc))
+        value = _read_u32(program, address)
+        var = variable_at(program, t, address)
+    name = (f"{var} at {address:#x}" if var else f"{address:#x}") if address is not None else None
+    summary = (f"{_who(docs)} loop{_s(docs)} at {at} forever: the loop's exit test reads only values the loop "
+               "never changes "
+               "(the compiler folded the condition: it can never become true, e.g. a 64-bit ballot compared to "
+               "all-ones on a wave32 target, whose upper 32 bits are always 0)"
+               + (f"; the loop polls {name} (value {value} in the core) but its value cannot end it" if name else ""))
+    return Finding("spin_forever", "never_true", summary, docs, locs,
+                   {"address": f"{address:#x}" if address is not None else None, "variable": var, "value": value,
+                    "waits_for": None, "condition": "constant", "found_by": "code"})
+
+
+# ------------------------------------------------------------------------------------------- final values
+
+
+def _compare_values(program, dispatch, t, lo: int, hi: int, steps: int = 600) -> list[tuple[int, int]]:
+    """Run wave `t` alone around its loop and collect the source values of the compares in it (first active
+    lane; 64-bit compares as 64-bit values): [(pc, value)]."""
+    got = _alone(program, dispatch, t)
+    if got is None:
+        return []
+    m, w = got
+    out: list = []
+    before = [list(w.s), w.v.copy()]  # the registers before the instruction the hook sees (a compare may
+    # overwrite its own source: `v_cmp_ne_u32_e64 s[6:7], v1, s6`)
+
+    def value(op, lane):
+        if op.kind in (OperandKind.INLINE, OperandKind.LITERAL) and isinstance(op.value, int):
+            return op.value
+        if op.kind is OperandKind.SGPR and op.register is not None:
+            return sum(before[0][op.register + k] << (32 * k) for k in range(op.count))
+        if op.kind is OperandKind.VGPR and op.register is not None:
+            return sum(int(before[1][op.register + k][lane]) << (32 * k) for k in range(op.count))
+        return None
+
+    def hook(ev) -> None:
+        if len(out) > 64:
+            raise _Found
+        i = ev.instruction
+        if lo <= ev.pc <= hi and i.mnemonic.startswith(("v_cmp_", "s_cmp_", "s_cmpk_")):
+            lane = next((k for k in range(w.lanes) if ev.exec_before >> k & 1), 0)
+            width = (1 << 64) - 1 if re.search(r"_[iub]64", i.mnemonic) else 0xFFFFFFFF
+            for o in i.operands:
+                if not o.is_dest:
+                    v = value(o, lane)
+                    if v is not None:
+                        out.append((ev.pc, v & width))
+        before[0] = list(w.s)
+        if i.operands and any(o.is_dest and o.kind is OperandKind.VGPR for o in i.operands):
+            before[1] = w.v.copy()
+
+    _run_alone(m, hook, steps)
+    return out
+
+
+def final_values(program, r, findings: list, dispatch, budget: int, info: dict) -> None:
+    """`no_writer` spins whose polled value is final and not zero (someone wrote it: the loop waits for another
+    value) become `never_true`, with the value replay finds would end the loop (or none)."""
+    from amddbg.replay.replay import Assumption, replay
+
+    threads = {t.number: t for t in program.waves}
+    for f in list(findings):
+        if f.kind != "spin_forever" or f.cause != "no_writer":
+            continue
+        t = threads.get(f.waves[0].get("thread"))
+        if t is None:
+            continue
+        loop, body = _loop_of(program, t.pc)
+        if loop is None:
+            continue
+        pc, seen_at = _polled(r, t, loop[0], loop[1], body)
+        if seen_at is not None and f.details.get("address") != f"{seen_at:#x}":
+            # the address the wave really polls in replay (-O0 code computes it from values on the stack)
+            var = variable_at(program, t, seen_at)
+            f.details.update(address=f"{seen_at:#x}", value=_read_u32(program, seen_at), variable=var)
+            f.locations = [_loc(t, "polling load", pc)] + [x for x in f.locations if x["role"] != "polling load"]
+        if not str(f.details.get("address", "")).startswith("0x") or not f.details.get("value"):
+            continue
+        address, value = int(f.details["address"], 16), f.details["value"]
+        seen = [v for _pc, v in _compare_values(program, dispatch, t, *loop)]
+        cands = []  # the compared values first, then their neighbours (`count < 128` compares with 127 or 128)
+        for delta in (0, 1, -1):
+            for v in seen:
+                c = (v + delta) & 0xFFFFFFFF
+                if c != value and c not in cands:
+                    cands.append(c)
+        waits_for = None
+        nums = {w.get("thread") for w in f.waves}
+        watch = {n: loop for n in nums}
+        for c in cands[:6]:
+            try:
+                rr = replay(program, dispatch=dispatch, assume=[Assumption.parse(f"mem:{address:#x}={c}")],
+                            watch=watch, max_instructions=budget)
+            except (AmddbgError, UsageError):
+                break
+            info["wave_instructions"] = info.get("wave_instructions", 0) + rr.wave_instructions
+            if nums <= set(rr.left):
+                waits_for = c
+                break
+        compared = sorted({v for v in seen if v != value})[:4]
+        poll = next((x for x in f.locations if x["role"] == "polling load"), {})
+        at = f"{os.path.basename(poll['file'])}:{poll['line']}" if poll.get("file") else "the loop"
+        name = f"{f.details['variable']} at {f.details['address']}" if f.details.get("variable") else \
+            f.details["address"]
+        f.cause = "never_true"
+        f.details.update(waits_for=waits_for, condition="final_value", compared_with=[hex(v) for v in compared])
+        f.summary = (f"{_who(f.waves)} poll{_s(f.waves)} {name} at {at}: its value {value} is final (no live wave "
+                     "of the "
+                     "dispatch can change it) and the loop's condition can never become true with it"
+                     + (f"; replay with {name.split(' at ')[0]} = {waits_for} ends the loop: it waits for "
+                        f"{waits_for}" if waits_for is not None else
+                        "; no value replay tried for it ends the loop (the test is on something no memory value "
+                        "changes" + (f", compared with {', '.join(hex(v) for v in compared)}" if compared else "")
+                        + ")"))
+
+
+def _merge_no_writer(findings: list) -> None:
+    """One `no_writer` finding per polled address and polling line: the static and the replayed analyses may each
+    have found some of the waves (at -O0 the saved registers give one wave's address and not another's)."""
+    first: dict = {}
+    keep = []
+    for f in findings:
+        if f.kind == "spin_forever" and f.cause == "no_writer":
+            poll = next((x["line"] for x in f.locations if x["role"] == "polling load"), None)
+            key = (f.details.get("address"), poll)
+            if key in first:
+                g = first[key]
+                g.waves += [w for w in f.waves if w.get("thread") not in {x.get("thread") for x in g.waves}]
+                if not g.details.get("variable") and f.details.get("variable"):
+                    g.details["variable"] = f.details["variable"]
+                continue
+            first[key] = f
+        keep.append(f)
+    findings[:] = keep
+
+
+def blocked_writes(program, findings: list, dispatch, budget: int, info: dict) -> None:
+    """The write a barrier-blocked spin waits for, by replay rather than by code scan: the scan lists every store
+    ahead of the waiting waves whose address it cannot compute (at -O0 all of them, so the next store in program
+    order); a what-if replay with the barriers they wait at removed shows which of them stores to the polled
+    address."""
+    from amddbg.replay.replay import Assumption, replay
+
+    bars = sorted({(x["file"], x["line"]) for f in findings if f.kind == "barrier_deadlock" for x in f.locations
+                   if x["role"] == "waiting at barrier" and x.get("file") and x.get("line")})
+    spins = [f for f in findings if f.kind == "spin_forever" and f.cause == "writer_blocked" and
+             f.details.get("why") != "same_wave" and str(f.details.get("address", "")).startswith("0x") and
+             len([x for x in f.locations if x["role"] == "write that never lands"]) > 1]
+    if not bars or not spins:
+        return
+    try:
+        rr = replay(program, dispatch=dispatch, assume=[Assumption.parse(f"skip-barrier@{fl}:{ln}") for fl, ln in bars],
+                    max_instructions=budget)
+    except (AmddbgError, UsageError):
+        return
+    info["wave_instructions"] = info.get("wave_instructions", 0) + rr.wave_instructions
+    threads = {t.number: t for t in program.waves}
+    for f in spins:
+        target = int(f.details["address"], 16)
+        mine = {w.get("thread") for w in f.waves}
+        hits = [(n, pc) for n, stores in rr.stores.items() if n not in mine and n in threads
+                for pc, a in stores if a == target]
+        if not hits:
+            continue
+        locs = []
+        for n, pc in hits:
+            loc = _loc(threads[n], "write that never lands", pc)
+            if not any(x["line"] == loc["line"] for x in locs):
+                locs.append(loc)
+        f.locations = [x for x in f.locations if x["role"] != "write that never lands"] + locs
+        f.details["write_found_by"] = "replay with the barrier removed"
+
+
+def refine(program, r, findings: list, dispatch, budget: int, info: dict) -> None:
+    """Apply this module's causes to the findings of a replay-proven hang (in place)."""
+    simt_locks(program, r, findings, dispatch)
+    unexitable_loops(program, r, findings, dispatch)
+    _merge_no_writer(findings)
+    final_values(program, r, findings, dispatch, budget, info)
+    blocked_writes(program, findings, dispatch, budget, info)

@@ -587,9 +587,9 @@ def _acquire_scope(program, t, load) -> tuple[str, str]:
         if op is not None and op.scope != "unknown":
             from amddbg.replay.scopes import consistent_scope, widest_row
 
-            scope, words = consistent_scope(op)  # never narrower than the code could have been written with
-            row = widest_row(op, scope) or (op.rows[0] if op.rows else f"{op.order} {op.kind}")
-            return scope, f"{words}: {row}"
+            scope, words = consistent_scope(op, "acquire")  # never narrower than the code may have been written with
+            row = widest_row(op, scope, "acquire") or (op.rows[0] if op.rows else f"{op.order} {op.kind}")
+            return scope, f"{words} ({row})"
 
     except ImportError:
         return _scope_from_bits(processor, load)
@@ -648,7 +648,7 @@ def _writers(program, t, load) -> list:
         elif op.order == "non_atomic":  # a plain or volatile store with bits no atomic row has
             out.append((i, "non-atomic", "wavefront", shown))
         else:
-            out.append((i, consistent_scope(op)[1], op.scope, shown))
+            out.append((i, consistent_scope(op, "release")[1], op.scope, shown))
     return out
 
 
@@ -796,7 +796,7 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         var = variable_at(program, t, address)
         summary = (f"{who([m[0] for m in members])} poll{'s' if len(members) == 1 else ''} "
                    f"{var + ' at ' if var else ''}{address:#x} at {place(program, load_pc).text()}: memory holds "
-                   f"{now} but {last}; the load acquires at {how}, which does not "
+                   f"{now} but {last}; the load is {how}, which does not "
                    f"make another workgroup's write visible"
                    + (f"; the write at {', '.join(wtext)}" if wtext else "; no store of this kernel to it is in view")
                    + "; needs release and acquire at agent scope")

@@ -37,6 +37,7 @@ from amddbg.replay.explain import (
     _where,
     variable_at,
 )
+from amddbg.replay.wwm import program_exec
 from amddbg.session.threads import WaveState
 
 STOPPED = (WaveState.AT_BARRIER, WaveState.TRAPPED, WaveState.FAULTED)
@@ -137,8 +138,41 @@ def _invariant_exit(body, lo: int, hi: int) -> set[str] | None:
         if not b.is_conditional:
             return None  # an unconditional way out
         conds |= _uses(b)
-    written = set().union(*(_defs(i) for i in body))
-    return None if conds & written else conds
+    return None if conds & _variant(body) else conds
+
+
+_VOLATILE = ("s_memtime", "s_memrealtime", "s_getreg", "s_sendmsg_rtn", "s_get_barrier_state")
+
+
+def _variant(body) -> set[str]:
+    """Registers whose value can change from one iteration of the loop to the next: the greatest set such that
+    every register the loop defines stays in it unless all its definitions in the loop are computed, without
+    memory or clocks, from registers outside it (a copy of a register to itself, `s_mov_b64 vcc, vcc`, changes
+    nothing)."""
+    defs: dict = {}
+    for i in body:
+        for r in _defs(i):
+            defs.setdefault(r, []).append(i)
+    variant = set(defs)
+    changed = True
+    while changed:
+        changed = False
+        for r in list(variant):
+            ok = True
+            for i in defs[r]:
+                if i.memory is not None or i.mnemonic.startswith(_VOLATILE):
+                    ok = False
+                    break
+                uses = _uses(i)
+                if i.mnemonic.startswith("s_mov") and uses == _defs(i):
+                    continue  # a copy to itself
+                if uses & variant:
+                    ok = False
+                    break
+            if ok:
+                variant.discard(r)
+                changed = True
+    return variant
 
 
 def _source_load(insns, lo: int, regs: set[str], limit: int = 96):
@@ -395,9 +429,10 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
     for address, members in groups.items():
         holders = []
         for t, (lo, hi), body, _pc in members:
-            mask = _live_mask(t) & ~t.exec
+            active = program_exec(t)  # not the all-lanes EXEC of an -O0 whole-wave spill sequence
+            mask = _live_mask(t) & ~active
             left = _exit_mask(t, body)
-            if left is not None and left & mask and not left & t.exec:  # an exit mask never holds a looping lane
+            if left is not None and left & mask and not left & active:  # an exit mask never holds a looping lane
                 mask &= left
             if not mask:
                 continue

@@ -73,8 +73,10 @@ def _ranges(mask: int, lanes: int) -> str:
 
 
 def _wave_doc(t) -> dict:
+    from amddbg.replay.wwm import program_exec
+
     return {"workgroup": list(t.workgroup) if t.workgroup else None, "wave_in_group": t.wave_in_group,
-            "lanes": _ranges(t.exec, t.lanes), "thread": t.number, "target_id": t.target_id}
+            "lanes": _ranges(program_exec(t), t.lanes), "thread": t.number, "target_id": t.target_id}
 
 
 def _loc(t, role: str, pc: int | None = None) -> dict:

@@ -24,16 +24,32 @@ def row_scopes(rows) -> set[str]:
     return out
 
 
-def consistent_scope(op) -> tuple[str, str]:
-    """(widest scope consistent with the op's bytes, its wording): ("workgroup", "workgroup scope or narrower")."""
-    scopes = row_scopes(getattr(op, "rows", ()))
+SYNC = {"acquire": ("acquire", "acq_rel", "seq_cst"), "release": ("release", "acq_rel", "seq_cst")}
+
+
+def consistent_scope(op, sync: str | None = None) -> tuple[str, str]:
+    """(widest scope consistent with the op's bytes, its wording): ("workgroup", "workgroup scope or narrower").
+    With `sync` ("acquire" or "release"), the rows with that ordering are preferred, and the wording says so:
+    "an acquire at workgroup scope or narrower"; without such rows, "relaxed, system scope or narrower"."""
+    rows = list(getattr(op, "rows", ()) or ())
+    prefix = ""
+    if sync is not None:
+        synced = [r for r in rows if any(w in r.split() for w in SYNC[sync])]
+        if synced:
+            rows, prefix = synced, ("an acquire at " if sync == "acquire" else "a release at ")
+        elif row_scopes(rows):
+            prefix = "relaxed, "
+    scopes = row_scopes(rows)
     if not scopes:
-        return op.scope, f"{op.scope} scope"
+        return op.scope, f"{prefix}{op.scope} scope"
     widest = max(scopes, key=ORDER.index)
-    return widest, f"{widest} scope" + (" or narrower" if len(scopes) > 1 else "")
+    return widest, f"{prefix}{widest} scope" + (" or narrower" if len(scopes) > 1 else "")
 
 
-def widest_row(op, scope: str) -> str | None:
-    """The first candidate row at `scope` (what the wording quotes)."""
-    return next((r for r in getattr(op, "rows", ()) if scope in r.split() or
+def widest_row(op, scope: str, sync: str | None = None) -> str | None:
+    """The first candidate row at `scope` (with the `sync` ordering when one has it): what the wording quotes."""
+    rows = list(getattr(op, "rows", ()) or ())
+    if sync is not None:
+        rows = [r for r in rows if any(w in r.split() for w in SYNC[sync])] or rows
+    return next((r for r in rows if scope in r.split() or
                  (scope == "wavefront" and "singlethread" in r.split())), None)

@@ -49,8 +49,8 @@ DEFAULT = {
     "hoist_restrict": "llvm22-gfx942-w64-O2", "hoist_bool": "llvm19-gfx1200-w64-O2",
     "hoist_field": "llvm22-gfx1100-w32-O2", "ballot_all": "llvm22-gfx1200-w32-O2",
     "ballot_count": "llvm19-gfx1100-w32-O0", "count_above": "llvm22-gfx90a-w64-O0",
-    "count_const": "llvm19-gfx1200-w32-O2", "publish_plain": "llvm22-gfx1100-w32-O2",
-    "publish_add": "llvm19-gfx1200-w64-O2", "publish_wave": "llvm22-gfx90a-w64-O2",
+    "count_const": "llvm19-gfx1200-w32-O2", "publish_plain": "llvm22-gfx1200-w32-O2",
+    "publish_add": "llvm19-gfx1100-w64-O2", "publish_wave": "llvm22-gfx90a-w64-O2",
 }
 
 
@@ -132,7 +132,8 @@ def test_cause_explained(tmp_path, kernel, obj):
     opt = obj.rsplit("-", 1)[1]
     status, core = _run(tmp_path, obj, kernel)
     expect = EXPECT[kernel]
-    expect(status, _explain(core) if status != "completed" or kernel.startswith(("ballot", "lock_done")) else None,
+    expect(status, _explain(core) if status != "completed" or kernel.startswith(("ballot", "lock_done", "publish"))
+           else None,
            wave=wave, opt=opt, obj=obj)
 
 
@@ -230,6 +231,11 @@ def _count(kernel: str, value, waits_for: int):
 
 def _publish(kernel: str, write: str):
     def check(status, exp, *, wave, opt, obj):
+        if "gfx1100" in obj and kernel != "publish_wave":
+            # GFX11 (WGP mode): a workgroup-scope acquire load is `glc`, which misses L0 and GL1 and reads L2, where
+            # the other workgroup's store went: the publication works there
+            assert status == "completed" and exp["verdict"] == "no_hang"
+            return
         assert status == "hang" and exp["verdict"] == "hang"
         f = _one(exp, "spin_forever", "not_visible")
         assert _waves(f) == [((1, 0, 0), k, _all_lanes(wave)) for k in range(64 // wave)]

@@ -140,6 +140,21 @@ def test_cause_explained(tmp_path, kernel, obj):
 # ------------------------------------------------------------------------------------------- expectations
 
 
+def _check_poll(f, kernel: str, opt: str, poll: int | None) -> None:
+    """The polling load's lines: the CAS in the `cas` helper (or `poll`), and where -O2 inlined the helper, the
+    kernel line that calls it (an entry with `inlined_from`)."""
+    lines = _lines(f)
+    assert set(lines) == {"polling load", "write that never lands"}, lines
+    if poll is not None:
+        assert lines["polling load"] == {poll}
+        return
+    call = line(kernel, "cas(lock")
+    assert CAS in lines["polling load"] and lines["polling load"] <= {CAS, call}, lines
+    if opt == "O2":
+        assert call in lines["polling load"]
+        assert any(x.get("inlined_from", {}).get("line") == CAS for x in f["locations"] if x["line"] == call)
+
+
 def _lock(kernel: str, release: str, poll: int | None = None):
     def check(status, exp, *, wave, opt, obj):
         if kernel == "lock_done" and opt == "O0":  # the critical section stays inside the loop: no hang
@@ -148,7 +163,8 @@ def _lock(kernel: str, release: str, poll: int | None = None):
         assert status == "hang" and exp["verdict"] == "hang"
         f = _one(exp, "spin_forever", "writer_blocked")
         assert _waves(f) == _lock_waves(wave)
-        assert _lines(f) == {"polling load": {poll or CAS}, "write that never lands": {line(kernel, release)}}
+        _check_poll(f, kernel, opt, poll)
+        assert _lines(f)["write that never lands"] == {line(kernel, release)}
         assert f["details"]["why"] == "same_wave"
         assert [(h["wave_in_group"], h["lanes"]) for h in f["details"]["holders"]] == [(0, "0")]
         assert "EXEC keeps that wave in the loop" in f["summary"]
@@ -159,7 +175,8 @@ def _lock_barrier(status, exp, *, wave, opt, obj):
     assert status == "hang" and exp["verdict"] == "hang"
     f = _one(exp, "spin_forever", "writer_blocked")
     assert _waves(f) == _lock_waves(wave)
-    assert _lines(f) == {"polling load": {CAS}, "write that never lands": {line("lock_barrier", "STORE(lock, 0")}}
+    _check_poll(f, "lock_barrier", opt, None)
+    assert _lines(f)["write that never lands"] == {line("lock_barrier", "STORE(lock, 0")}
     assert f["details"]["why"] == "same_wave"
     b = _one(exp, "barrier_deadlock", "missing_arrivals")
     assert line("lock_barrier", "__builtin_amdgcn_s_barrier") in _lines(b)["waiting at barrier"]

@@ -3,10 +3,11 @@
 - **SIMT lock inside one wave** (``writer_blocked``, ``details.why == "same_wave"``): lanes of a wave spin on a
   lock that other lanes of the same wave took. Those lanes left the loop, but a wave runs its lanes together:
   while any lane still loops, EXEC keeps the whole wave in the loop and the holders never reach their release.
-  The holders are the wave's lanes outside EXEC (narrowed to the loop's exit mask where -O2 code keeps one); the
-  release is found by a what-if run of that wave alone from the loop's exit with EXEC = the holders, watching for
-  the first store or atomic to the polled address (path-sensitive, so at -O0 it is the unlock, not the next store
-  in program order). Waves of other groups that poll the same lock are blocked by the same holders.
+  The holders are the lanes in the loop's break mask (the `s_andn2 exec, exec, sX` operand, read as the wave runs
+  alone up to its loop's backward branch: lanes an enclosing `if` turned off are not in it); the release is found
+  by running that wave on from the loop's exit with EXEC = the holders, watching for the first store or atomic to
+  the polled address (path-sensitive, so at -O0 it is the unlock, not the next store in program order). Waves
+  of other groups that poll the same lock are blocked by the same holders.
 - **A poll the compiler hoisted** (``poll_hoisted``): the loop reads no memory and its exit test reads only
   registers the loop does not change, which a load before the loop set: a plain (non-atomic) read the compiler
   moved out of the loop, since nothing in the loop may write it as far as it can tell. The wave spins on a
@@ -14,14 +15,14 @@
 - **A condition that can never become true** (``never_true``): the loop's exit test is constant (the compiler
   folded it, e.g. a 64-bit ballot compared to all-ones on wave32) or the polled value is final (no live wave can
   change it) and not what the loop waits for. Replay probes the values the loop's compares test against and says
-  which value would end the loop, or that none does.
+  which value would end the loop, or that none does. A loop that 0 would end (a lock held from launch, a flag
+  nobody clears) stays ``no_writer``, with ``details.waits_for`` 0.
 - **Wave states that are true**: a wave the core calls "halted" or "running" inside a loop that polls memory is
   described as spinning there (`wave_activity`).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 
@@ -37,6 +38,7 @@ from amddbg.replay.explain import (
     _where,
     variable_at,
 )
+from amddbg.replay.where import place
 from amddbg.replay.wwm import program_exec
 from amddbg.session.threads import WaveState
 
@@ -241,25 +243,6 @@ def _live_mask(t) -> int:
     return (1 << n) - 1
 
 
-def _exit_mask(t, body) -> int | None:
-    """The loop's exit mask (the lanes that left it), when -O2 code keeps it in an SGPR:
-    `s_andn2_b64 exec, exec, sX` / `s_and_not1_b32 exec_lo, exec_lo, sX`."""
-    for i in body:
-        if not i.mnemonic.startswith(("s_andn2_b", "s_and_not1_b")):
-            continue
-        ops = list(i.operands)
-        if len(ops) == 3 and ops[0].text.startswith("exec") and ops[1].text.startswith("exec") and \
-                ops[2].kind is OperandKind.SGPR:
-            try:
-                v = 0
-                for k in range(ops[2].count):
-                    v |= t.registers.read_named(f"s{ops[2].register + k}") << (32 * k)
-                return v
-            except AmddbgError:
-                return None
-    return None
-
-
 def _read_u32(program, address: int) -> int | None:
     try:
         return int.from_bytes(program.read("global", address, 4), "little")
@@ -357,18 +340,42 @@ def _run_alone(machine, hook, steps: int) -> None:
         pass
 
 
-def _release_probe(program, dispatch, t, loop: tuple[int, int], exit_pc: int, mask: int, target: int) -> int | None:
-    """Run wave `t` alone on to its loop's backward branch (out of a called lock helper, at -O0), then from the
-    loop's exit with EXEC = `mask` (the lanes that left the loop); the PC of the first store or atomic it makes to
-    `target`, or None."""
+def _exit_mask_insn(body):
+    """The loop's `s_andn2_b64 exec, exec, sX` / `s_and_not1_b32 exec_lo, exec_lo, sX`: sX is the mask of the lanes
+    that left the loop (the loop's break mask; -O0 code reloads it from a spill right before)."""
+    for i in body:
+        ops = list(i.operands)
+        if i.mnemonic.startswith(("s_andn2_b", "s_and_not1_b")) and len(ops) == 3 and ops[0].text.startswith(
+                "exec") and ops[1].text.startswith("exec") and ops[2].kind is OperandKind.SGPR:
+            return i
+    return None
+
+
+def _release_probe(program, dispatch, t, loop: tuple[int, int], body, exit_pc: int, candidates: int,
+                   target: int) -> tuple[int, int] | None:
+    """Run wave `t` alone on to its loop's backward branch (out of a called lock helper, at -O0), reading the
+    loop's break mask on the way, then from the loop's exit with EXEC = that mask, as the wave would once its
+    spinning lanes were done: the code after the loop rejoins the lanes the loop's guard skipped (a rotated `while`:
+    the holder of a ticket lock never entered the loop) but not those an enclosing `if` turned off (they rejoin
+    after the release). The first store or atomic to `target` by lanes of `candidates` (the lanes that are not
+    spinning): (those lanes, its PC), or None."""
     got = _alone(program, dispatch, t)
     if got is None:
         return None
     m, w = got
     hi = loop[1]
+    brk = _exit_mask_insn(body)
+    if brk is None:
+        return None  # no break mask: a uniform loop, no lane left it alone
+    reg = list(brk.operands)[2]
+    left = [None]
 
     def to_branch(ev) -> None:
-        if ev.wave is w and ev.pc == hi:
+        if ev.wave is not w:
+            return
+        if ev.pc == brk.address:
+            left[0] = sum(w.s[reg.register + k] << (32 * k) for k in range(reg.count))
+        if ev.pc == hi:
             raise _Found  # before the branch moves the PC: the wave is in the loop's own frame
 
     try:
@@ -378,17 +385,18 @@ def _release_probe(program, dispatch, t, loop: tuple[int, int], exit_pc: int, ma
         pass
     except AmddbgError:
         return None
-    w.pc, w.exec = exit_pc, mask
+    w.pc, w.exec = exit_pc, (left[0] or 0) & ((1 << w.lanes) - 1)
     hit: list = []
 
     def hook(ev) -> None:
         if ev.wave is not w:
             return
         for op in ev.memops:
-            if op.kind in ("store", "atomic") and op.addresses and any(
-                    a <= target < a + 4 for a in op.addresses.values()):
-                hit.append(ev.pc)
-                raise _Found
+            if op.kind in ("store", "atomic") and op.addresses:
+                lanes = sum(1 << ln for ln, a in op.addresses.items() if a <= target < a + 4) & candidates
+                if lanes:  # lanes that are not spinning release the lock
+                    hit.append((lanes, ev.pc))
+                    raise _Found
 
     _run_alone(m, hook, PROBE_STEPS)
     return hit[0] if hit else None
@@ -431,9 +439,6 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
         for t, (lo, hi), body, _pc in members:
             active = program_exec(t)  # not the all-lanes EXEC of an -O0 whole-wave spill sequence
             mask = _live_mask(t) & ~active
-            left = _exit_mask(t, body)
-            if left is not None and left & mask and not left & active:  # an exit mask never holds a looping lane
-                mask &= left
             if not mask:
                 continue
             back = next(i for i in body if i.address == hi)
@@ -441,9 +446,9 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
                 (b.branch_target for b in _exits(body, lo, hi) if b.branch_target is not None), None)
             if exit_pc is None:
                 continue
-            release = _release_probe(program, dispatch, t, (lo, hi), exit_pc, mask, address)
-            if release is not None:
-                holders.append((t, mask, release))
+            got = _release_probe(program, dispatch, t, (lo, hi), body, exit_pc, mask, address)
+            if got is not None:
+                holders.append((t, *got))
         if not holders:
             continue
         t0, _loop0, _body0, poll_pc = members[0]
@@ -458,9 +463,9 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
         shown = f"{var} at {address:#x}" if var else f"{address:#x}"
         h, hmask, rpc = holders[0]
         rel = locs[-1]
-        where = f"{os.path.basename(rel['file'])}:{rel['line']}" if rel.get("file") else f"{rpc:#x}"
+        where = place(program, rpc).text()
         lanes = _ranges(hmask, h.lanes)
-        summary = (f"{_who(docs)} spin{_s(docs)} on {shown}"
+        summary = (f"{_who(docs)} spin{_s(docs)} on {shown} at {place(program, poll_pc).text()}"
                    + (f" (value {value} in the core)" if value is not None else "")
                    + f": it is held by lane{'s' if '-' in lanes or ',' in lanes else ''} {lanes} of wave "
                    f"{h.wave_in_group} of workgroup {tuple(h.workgroup or ())}, which left the loop but cannot reach "
@@ -511,7 +516,7 @@ def unexitable_loops(program, r, findings: list, dispatch, *, stayed_only: bool 
         t, body, src, reads = members[0]
         docs = [_wave_doc(m[0]) for m in members]
         loop_loc = _loc(t, "loop that cannot exit", hi)
-        at = f"{os.path.basename(loop_loc['file'])}:{loop_loc['line']}" if loop_loc.get("file") else f"{hi:#x}"
+        at = place(program, hi).text()
         if cause == "poll_hoisted":
             f = _hoisted(program, t, src, docs, loop_loc, at, members)  # src: (load, anchor)
         else:
@@ -555,7 +560,7 @@ def _hoisted(program, t, found, docs, loop_loc, at, members) -> Finding:
     var = variable_at(program, t, address) if address is not None else None
     value = _read_u32(program, address) if address is not None else None
     name = var or (f"{address:#x}" if address is not None else "the flag")
-    ld = f"{os.path.basename(load_loc['file'])}:{load_loc['line']}" if load_loc.get("file") else f"{src.address:#x}"
+    ld = place(program, anchor.address).text()
     wgs = {tuple(x.workgroup or ()) for x in (m[0] for m in members)}
     other_groups = any(tuple(o.workgroup or ()) not in wgs for o in program.waves) or len(
         {tuple(o.workgroup or ()) for o in program.waves}) > 1 or (t.dispatch is not None and t.dispatch.grid_size and
@@ -685,8 +690,11 @@ def final_values(program, r, findings: list, dispatch, budget: int, info: dict) 
                 waits_for = c
                 break
         compared = sorted({v for v in seen if v != value})[:4]
+        if waits_for == 0:  # the loop waits for the value nothing-written memory holds: someone must clear it
+            f.details["waits_for"] = 0
+            continue
         poll = next((x for x in f.locations if x["role"] == "polling load"), {})
-        at = f"{os.path.basename(poll['file'])}:{poll['line']}" if poll.get("file") else "the loop"
+        at = place(program, int(poll["pc"], 16)).text() if poll.get("pc") else "the loop"
         name = f"{f.details['variable']} at {f.details['address']}" if f.details.get("variable") else \
             f.details["address"]
         f.cause = "never_true"

@@ -182,7 +182,7 @@ def _lock_barrier(status, exp, *, wave, opt, obj):
     assert line("lock_barrier", "__builtin_amdgcn_s_barrier") in _lines(b)["waiting at barrier"]
     at = sorted((w["wave_in_group"], w["lanes"]) for w in b["waves"] if (w["wave_in_group"] + 1) * wave > 64)
     assert at == [(k, _all_lanes(wave)) for k in range(64 // wave, 128 // wave)]
-    assert "halted" not in b["summary"] and "is spinning at" in b["summary"], b["summary"]
+    assert "halted" not in b["summary"] and "spinning at" in b["summary"], b["summary"]
 
 
 def _hoist(kernel: str, poll: str, write: str, variable: str):

@@ -151,7 +151,12 @@ def buffer_initial(spec: ArgSpec) -> np.ndarray:
         vals = [_number(spec.type, v) for v in init[7:].split(",") if v != ""]
         if len(vals) > n:
             raise EmulatorError(f"--arg {spec.text!r}: {len(vals)} values for {n} elements")
-        return np.array(vals + [0] * (n - len(vals))).astype(dt)
+        vals += [0] * (n - len(vals))
+        if np.dtype(dt).kind in "iu":  # exact: a u64 past 2**63 must not go through float64 (it lost its low bits)
+            width = np.dtype(dt).itemsize
+            unsigned = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[width]
+            return np.array([v & ((1 << (8 * width)) - 1) for v in vals], dtype=unsigned).view(dt)
+        return np.array(vals).astype(dt)
     path = init[5:]
     from amddbg.textsafe import check_regular
 

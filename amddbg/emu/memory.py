@@ -323,6 +323,41 @@ def classify_flat(address: int) -> tuple[str, int]:
     return "global", address
 
 
+# GFX12.5 (gfx1250) has globally accessible scratch: clang-22 casts a private pointer to a flat one as
+# `{lo: offset, hi: lane << 20} + src_flat_scratch_base` (the lane in bits 52-56, under the 57-bit scratch aperture
+# amdkfd sets up for GFX12.1). The emulator's base for a wave is its private aperture plus the wave's dispatch index
+# (mod 65536) in bits 32-47, so a flat scratch address names (wave, lane, offset): an access can tell whose it is.
+SCRATCH_LANE_SHIFT = 52
+SCRATCH_LANE_FIELD = 0x1F << SCRATCH_LANE_SHIFT
+_SCRATCH_WAVE_FIELD = 0xFFFF << 32  # under the apertures' bits 48-51
+
+
+def flat_scratch_base(wave) -> int:
+    """`src_flat_scratch_base` (gfx1250) of `wave`: the flat address of its lane 0's private byte 0."""
+    return PRIVATE_APERTURE | (wave.index & 0xFFFF) << 32
+
+
+def own_scratch(wave, lanes: np.ndarray, addrs: np.ndarray) -> np.ndarray:
+    """gfx1250 flat addresses with the scratch lane/wave fields checked against the accessing lanes and removed
+    (the result classifies like any private-aperture address). Another lane's or another wave's scratch is not
+    emulated: it stops, naming what the address reaches, instead of touching the wrong memory."""
+    a = addrs.astype(np.uint64)
+    base = a & np.uint64(~(SCRATCH_LANE_FIELD | _SCRATCH_WAVE_FIELD) & ((1 << 64) - 1))
+    priv = (base & np.uint64(APERTURE_MASK)) == np.uint64(PRIVATE_APERTURE)
+    if not priv.any():
+        return a
+    field = (a >> np.uint64(SCRATCH_LANE_SHIFT)) & np.uint64(0x1F)
+    wave_field = (a >> np.uint64(32)) & np.uint64(0xFFFF)
+    other = priv & ((field != lanes.astype(np.uint64)) | (wave_field != np.uint64(wave.index & 0xFFFF)))
+    if other.any():
+        from amddbg.emu.errors import Unsupported
+
+        k = int(np.nonzero(other)[0][0])
+        raise Unsupported(f"flat access to another lane's or wave's scratch (gfx1250 globally accessible scratch, "
+                          f"address {int(a[k]):#x} from lane {int(lanes[k])}): not emulated", wave.pc)
+    return np.where(priv, base, a)
+
+
 def private_address(wave, address: int, lane: int) -> int:
     """Global address of byte `address` of `lane`'s private memory (dword-swizzled per the ABI)."""
     return wave.scratch_base + private_lane_to_wave(address, lane, wave.lanes)

@@ -64,6 +64,11 @@ def _special_read(w, name: str, bits: int) -> int:
         return SHARED_BASE_HI if bits == 32 else (SHARED_BASE_HI << 32) | M32
     if n == "src_private_limit":
         return PRIVATE_BASE_HI if bits == 32 else (PRIVATE_BASE_HI << 32) | M32
+    if n in ("src_flat_scratch_base_lo", "src_flat_scratch_base_hi"):  # gfx1250 (see memory.flat_scratch_base)
+        from amddbg.emu.memory import flat_scratch_base
+
+        base = flat_scratch_base(w)
+        return base & M32 if bits == 32 and n.endswith("_lo") else base >> 32 if n.endswith("_hi") else base
     if n == "src_execz":
         return int(w.exec == 0)
     if n == "src_vccz":

@@ -33,3 +33,5 @@
   v_add_nc_u64 v[8:9], 5, v[2:3]         // an inline constant as S0
   ST v8, 14
   ST v9, 15
+  v_mad_u32 v8, v2, 7, -3                 // an inline negative constant is not a modifier
+  ST v8, 16

@@ -53,7 +53,7 @@ def test_gfx1250_int64_ops() -> None:
     b = [B[(i * 3) % len(B)] for i in range(lanes)]
     c = [C[i % len(C)] for i in range(lanes)]
     got = run(lanes, [[x & 0xFFFFFFFF for x in a], [x >> 32 for x in a], [x & 0xFFFFFFFF for x in b],
-                      [x >> 32 for x in b], c], 16)
+                      [x >> 32 for x in b], c], 17)
 
     def pair(k: int, want: list[int], what: str) -> None:
         check(got[k], [w & 0xFFFFFFFF for w in want], what + " (low)")
@@ -73,6 +73,7 @@ def test_gfx1250_int64_ops() -> None:
     assert after, "llvm-objdump-22 does not show the kernel's s_get_pc_i64"
     check(got[13], [(int(after.group(1), 16) + 4) & 0xFF] * lanes, "s_get_pc_i64 (low byte)")
     pair(14, [(x + 5) & M64 for x in a], "v_add_nc_u64 with an inline constant")
+    check(got[16], [((x & 0xFFFFFFFF) * 7 - 3) & 0xFFFFFFFF for x in a], "v_mad_u32 with -3")
 
 
 def test_gfx1250_scale_offset() -> None:

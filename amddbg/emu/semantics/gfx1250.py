@@ -21,14 +21,14 @@ from amddbg.emu.semantics.salu import s_getpc, s_setpc, s_swappc
 from amddbg.emu.semantics.valu import _split, dst
 
 U32, U64 = np.uint32, np.uint64
-_MODIFIED = re.compile(r"\b(clamp|op_sel|neg_lo|neg_hi)\b|[\s,]-[vs\d]|\|")
+_MODIFIED = re.compile(r"\b(clamp|op_sel|neg_lo|neg_hi)\b|\b(neg|abs)\(|\|")  # -N is an inline constant
 
 
 def _plain(insn) -> list:
     """The sources of a modifier-free form (a source modifier or clamp: unsupported, named)."""
     _, _, ss = _split(insn)
     if _MODIFIED.search(insn.text.split(" ", 1)[-1]) or any(o.modifiers for o in ss):
-        raise Unsupported(f"{insn.text} (source modifiers or clamp on a gfx1250 64-bit integer op)", insn.address)
+        raise Unsupported(f"{insn.text} (source modifiers or clamp on a gfx1250 integer op)", insn.address)
     return ss
 
 

@@ -21,6 +21,7 @@ from amddbg.emu.memory import (
     PRIVATE_APERTURE,
     SHARED_APERTURE,
     classify_flat,
+    own_scratch,
     read_private,
     write_private,
 )
@@ -298,7 +299,8 @@ def _vmem(kind: str):
         w = ctx.wave
         hit = _PLANS.get(id(insn))
         plan = hit[1] if hit is not None and hit[0] is insn else per_insn_cache(_PLANS, insn, _vmem_plan)
-        if plan[12] is not None and _vmem_quick(ctx, w, kind, plan):
+        scratch_lanes = plan[0] == "flat" and w.processor.startswith("gfx125")  # lane fields: see own_scratch
+        if plan[12] is not None and not scratch_lanes and _vmem_quick(ctx, w, kind, plan):
             return
         space, vdst, vaddr, vdata, saddr, off, size, signed, hi, d16, policy_items, data_regs, _, scale = plan
         # per-lane addresses of the active lanes (one array operation, wrapping as the hardware's adders do)
@@ -324,6 +326,8 @@ def _vmem(kind: str):
             a = v[lanes] + np.uint64((base_s + off) & _M64)
             if space == "private":
                 a &= np.uint64(M32)
+            elif scratch_lanes:
+                a = own_scratch(w, lanes, a)
             ctx.record(MemOp(kind, shown, None, size, policy, lanes=lane_list, addrs=a))
             if lane_list and (a == a[0]).all() and _vmem_uniform(
                     ctx, w, kind, space, lanes, lane_list, int(a[0]), vdst, size, signed, hi, d16, policy, data_regs):
@@ -1224,6 +1228,8 @@ def _atomic(ctx, insn, space: str):
         addrs = read_vector(w, vaddr, 64)
     lanes = w.active_lanes()
     alist = [(a + off) & _M64 for a in addrs[lanes].tolist()] if lanes else []
+    if space == "flat" and alist and w.processor.startswith("gfx125"):
+        alist = own_scratch(w, np.asarray(lanes), np.asarray(alist, dtype=np.uint64)).tolist()
     srcs = read_vector(w, data_op, bits)[lanes].tolist() if data_op is not None else [0] * len(lanes)
     cmps = read_vector(w, cmp_op, bits)[lanes].tolist() if cmp_op is not None else [0] * len(lanes)
     old_vals = np.zeros(w.lanes, dtype=np.uint64)

@@ -1,0 +1,85 @@
+"""The differential-oracle kernels (corefiles/oracle/oracle.hip) built by clang-22 for gfx1250 (GFX12.5, wave32;
+corefiles/gfx1250/build.py) must write exactly what their host twins compute, at -O0 and -O2.
+
+Why: before issue 22 s4 every one of these stopped at once (src_flat_scratch_base_lo at -O0; VOPD3, the 64-bit
+integer VALU and s_get_pc_i64 at -O2) or, worse, completed with wrong values (scale_offset addressing, 64-bit
+literals cut to 32 bits). One kernel also goes through the user's door (`amddbg run --json`), compared the same way.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GFX1250 = ROOT / "corefiles" / "gfx1250"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"amddbg_oracle_{name}", ROOT / "corefiles" / "oracle" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+runner = _load("runner")
+CASES = {c.kernel: c for c in runner.twins.all_cases()}
+OBJECTS = sorted(GFX1250.glob("oracle-llvm22-gfx1250-*.co"))
+
+
+def test_corpus_is_there():
+    assert [p.name for p in OBJECTS] == ["oracle-llvm22-gfx1250-w32-O0.co", "oracle-llvm22-gfx1250-w32-O2.co"]
+    assert len(CASES) == 18
+
+
+@pytest.mark.parametrize("obj,kernel", [pytest.param(p, k, id=f"{p.stem[len('oracle-llvm22-'):]}-{k}")
+                                        for p in OBJECTS for k in CASES])
+def test_kernel_matches_host_twin(obj, kernel):
+    out = runner.run_case(obj, CASES[kernel])
+    assert out.ok, f"{obj.name} {kernel}: {out.status}: {out.detail}"
+
+
+def test_every_mnemonic_has_semantics():
+    missing = runner.missing_mnemonics(runner.corpus_mnemonics(OBJECTS))
+    assert not missing, sorted(missing)
+
+
+@pytest.mark.parametrize("opt,kernel", [("O0", "int64_ops"), ("O2", "fmath64"), ("O2", "calls")])
+def test_through_amddbg_run(opt, kernel):
+    """`amddbg run --json` with the case's inputs as `values=` buffers: the outputs equal the host twin's."""
+    case = CASES[kernel]
+    specs, initial, _ = runner.prepare(case)
+    args, k = [], 0
+    for s in specs:
+        if s.startswith("buf:"):
+            arr = initial[k]
+            k += 1
+            ui = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[arr.dtype.itemsize]
+            t = {1: "u8", 2: "u16", 4: "u32", 8: "u64"}[arr.dtype.itemsize]
+            vals = ",".join(str(int(x)) for x in np.ascontiguousarray(arr).view(ui))
+            s = f"buf:{t}:{arr.size}:values={vals}"
+        args += ["--arg", s]
+    obj = GFX1250 / f"oracle-llvm22-gfx1250-w32-{opt}.co"
+    r = subprocess.run([sys.executable, "-m", "amddbg", "run", str(obj), "--kernel", kernel,
+                        "--grid", ",".join(map(str, case.grid)), "--block", ",".join(map(str, case.block)), *args,
+                        "--max-instructions", str(case.max_instructions), "--json"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["status"] == "completed", doc["reason"]
+    bufs = doc["buffers"]
+    outs = [i for i, a in enumerate(a for a in case.args if not isinstance(a, str)) if isinstance(a, runner.twins.Out)]
+    for want, i in zip(case.expected(32), outs, strict=True):
+        arr = initial[i]
+        ui = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[arr.dtype.itemsize]
+        got = np.array(bufs[i]["values"], dtype=np.uint64).astype(ui)
+        exp = np.asarray(want, dtype=arr.dtype).view(ui)
+        bad = np.nonzero(got != exp)[0]
+        assert not bad.size, (kernel, i, bad[:4].tolist(), got[bad[:4]].tolist(), exp[bad[:4]].tolist())

@@ -9,7 +9,8 @@ objects per source), and gfx1250 has one compiler (clang-19 does not know it) an
 clang-22 rejects -mwavefrontsize64). The command line is exactly oracle/build.py's `command()` for the same source,
 run in the source's folder, so the DWARF and the bytes reproduce the same way. Objects:
 ``oracle-llvm22-gfx1250-w32-O{0,2}.co``. corefiles/builtins/builtins.hip is not built here: clang-22 rejects it
-for gfx1250 (`__builtin_amdgcn_fdot2` needs dot10-insts, which gfx1250 lacks).
+for gfx1250 (`__builtin_amdgcn_fdot2` needs dot10-insts, which gfx1250 lacks). ``scratch.hip`` (here) is built
+the same way: generic pointers to a lane's own and to lane 0's stack (globally accessible scratch).
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ def build_into(dest: Path) -> list[str]:
             subprocess.run(ob.command("22", "gfx1250", 32, opt, dest / name, corpus), cwd=HERE.parent / corpus,
                            check=True, capture_output=True, text=True)
             made.append(name)
+    for opt in OPTS:  # scratch.hip lives here
+        name = ob.object_name("22", "gfx1250", 32, opt, "scratch")
+        subprocess.run(ob.command("22", "gfx1250", 32, opt, dest / name, "scratch"), cwd=HERE, check=True,
+                       capture_output=True, text=True)
+        made.append(name)
     return made
 
 

@@ -83,3 +83,25 @@ def test_through_amddbg_run(opt, kernel):
         exp = np.asarray(want, dtype=arr.dtype).view(ui)
         bad = np.nonzero(got != exp)[0]
         assert not bad.size, (kernel, i, bad[:4].tolist(), got[bad[:4]].tolist(), exp[bad[:4]].tolist())
+
+
+@pytest.mark.parametrize("opt", ["O0", "O2"])
+def test_flat_scratch_own_and_other_lane(opt):
+    """corefiles/gfx1250/scratch.hip through `amddbg run --json`: a lane's own stack through a generic pointer reads
+    back what it wrote; lane 0's stack through lane 0's generic pointer (legal on GFX12.5, not emulated) stops
+    naming globally accessible scratch, never reading the accessing lane's own slot."""
+    obj = GFX1250 / f"scratch-llvm22-gfx1250-w32-{opt}.co"
+
+    def run(kernel: str) -> dict:
+        r = subprocess.run([sys.executable, "-m", "amddbg", "run", str(obj), "--kernel", kernel, "--grid", "32",
+                            "--block", "32", "--arg", "buf:i32:32", "--json"], capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    own = run("own_slot")
+    assert own["status"] == "completed", own["reason"]
+    assert own["buffers"][0]["values"] == [100 + ln for ln in range(32)]
+    other = run("lane0_slot")
+    assert other["status"] == "unsupported", other
+    assert "another lane's or wave's scratch" in other["reason"] and "from lane 1" in other["reason"]

@@ -932,12 +932,18 @@ class Machine:
                 parts = self._state_parts()
                 quiet = self.quiet_fingerprint(parts) if rng is None and caches.rng is None else None
                 mark = (self._shared_changes, self._lds_writes())
-                if quiet is not None and quiet_seen.get(quiet) == mark:
-                    spinning = [w for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS)]
-                    return self._result("hang", f"the machine state repeats: {len(spinning)} wave(s) spin on memory "
+                live = [w for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS)]
+                ran = tuple(w.instructions for w in live)
+                before = quiet_seen.get(quiet) if quiet is not None else None
+                # the same state, and every live wave ran in between: each re-runs the same instructions on the
+                # same values (a wave that only waited on a counter for a load still in flight has not re-run
+                # anything; the load it waits for may change what it does next)
+                if before is not None and before[0] == mark and len(before[1]) == len(ran) and \
+                        all(a > b for a, b in zip(ran, before[1], strict=True)):
+                    return self._result("hang", f"the machine state repeats: {len(live)} wave(s) spin on memory "
                                         "nothing will change", total, t0)
-                if quiet is not None:
-                    quiet_seen[quiet] = mark
+                if quiet is not None and (before is None or before[0] != mark or len(before[1]) != len(ran)):
+                    quiet_seen[quiet] = (mark, ran)  # (kept from its first sighting: a slow sleeper catches up)
                 fp = self.fingerprint(parts)
                 if fp in seen:
                     spinning = [w for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS)]

@@ -26,6 +26,7 @@ import time
 
 from amddbg.errors import AmddbgError, UsageError
 from amddbg.isa.model import OperandKind
+from amddbg.replay.cycles import cycle_writes
 from amddbg.replay.explain import (
     Explanation,
     Finding,
@@ -38,6 +39,7 @@ from amddbg.replay.explain import (
     variable_at,
 )
 from amddbg.replay.origin import describe as describe_origin
+from amddbg.replay.polls import seen_writers
 from amddbg.replay.where import place, trap_pc, who
 from amddbg.session.threads import WaveState
 
@@ -77,9 +79,9 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
             if program.warnings else "")
         return _done(static, info, t0)
     spinners = _spinners(program, dispatch)
-    watch = {num: sp["loop"] for num, sp in spinners.items()}
+    watch = {num: _watch(sp) for num, sp in spinners.items()}
     try:
-        r = replay(program, dispatch=dispatch, watch=watch, max_instructions=budget, symmetry=symmetry)
+        r = replay(program, dispatch=dispatch, watch=watch, max_instructions=budget, symmetry=symmetry, coherent=True)
     except ReplayUnavailable as exc:
         info["method"] = f"static analysis only: replay cannot start ({exc})"
         return _done(static, info, t0)
@@ -92,7 +94,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
                 if r.status in ("completed", "hang") else ([], {}))
     if assumptions:  # replay the what-if under the visibility order the core shows (stale lines stay stale)
         r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, watch=watch, max_instructions=budget,
-                   symmetry=symmetry)
+                   symmetry=symmetry, coherent=not pins)
         info["wave_instructions"] += r.total_instructions
         info.update(status=r.status, reason=r.reason, assumed=r.applied)
         nv = []
@@ -133,6 +135,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
                 exp.findings = [f for f in exp.findings if f.kind != "spin_forever" or not any(
                     (tuple(w["workgroup"] or ()), w["wave_in_group"]) in mine for w in f.waves)] + nv
             _find_cycles(program, exp.findings, dispatch, budget, info, symmetry)
+            cycle_writes(program, exp.findings, dispatch, budget, info, symmetry)
             if nv:
                 _schedule_dependent(nv, info)
             from amddbg.replay.causes import refine
@@ -213,7 +216,7 @@ def _other_schedules(program, dispatch, assumptions, pins, info: dict, budget: i
     for seed in SCHEDULES:
         try:
             r = replay(program, dispatch=dispatch, assume=assumptions, stale=pins, seed=seed, max_instructions=budget,
-                       symmetry=symmetry)
+                       symmetry=symmetry, coherent=not pins)
         except AmddbgError:
             break
         tried.append(seed)
@@ -282,6 +285,9 @@ def _mark_proven(findings: list) -> None:
 
 
 def _done(exp: Explanation, info: dict, t0: float) -> Explanation:
+    from amddbg.replay.cycles import group_barriers, merge_cycles
+
+    exp.findings = group_barriers(merge_cycles(exp.findings))
     if info.get("symmetry") and "method" in info:
         info["method"] += "; " + info["symmetry"]
     info["seconds"] = round(time.perf_counter() - t0, 4)
@@ -402,7 +408,11 @@ def _stopped_findings(r) -> list[Finding]:
 
 
 def _spinners(program, dispatch) -> dict:
-    """Spinning waves: thread number -> {thread, loop (lo, hi), load, polled {lane: address}}."""
+    """Spinning waves: thread number -> {thread, loop (lo, hi), load, polled {lane: address}, ret}. Any wave whose PC
+    is in a backward-branch loop with a global load (a wave spinning without s_sleep is saved halted by the
+    debugger; replay tells slow from stuck), or in a function called from such a loop (-O0's call to
+    __threadfence_block() in the loop): then `ret` is the return address in the loop, and its registers are the
+    callee's (`polled` is empty)."""
     out = {}
     for t in program.waves:
         if dispatch is not None and dispatch not in (t.dispatch_handle, t.dispatch_id):
@@ -410,15 +420,38 @@ def _spinners(program, dispatch) -> dict:
         if t.state not in (WaveState.SPINNING, WaveState.SLEEPING, WaveState.RUNNING, WaveState.HALTED):
             continue  # halted: a core written at a hang halts its waves wherever they were, spin loops included
         loop, body = _loop_of(program, t.pc)
+        ret = None
         if loop is None:
-            continue
+            ret = _caller_pc(t)
+            if ret is None:
+                continue
+            loop, body = _loop_of(program, ret)
+            if loop is None:
+                continue
         loads = [i for i in body if i.memory is not None and i.memory.is_load and
                  i.memory.space.value in ("global", "flat")]
         if not loads:
             continue
-        out[t.number] = {"thread": t, "loop": loop, "body": body, "load": loads[0],
-                         "polled": _addresses(t, loads[0]) or {}}
+        out[t.number] = {"thread": t, "loop": loop, "body": body, "load": loads[0], "ret": ret,
+                         "polled": (_addresses(t, loads[0]) or {}) if ret is None else {}}
     return out
+
+
+def _caller_pc(t) -> int | None:
+    """The return address of the wave's innermost (not inlined) frame, or None."""
+    try:
+        frames = t.frames()
+    except AmddbgError:
+        return None
+    for f in frames[1:]:
+        if not getattr(f, "inline_depth", 0) and getattr(f, "pc", None) not in (None, t.pc):
+            return f.pc
+    return None
+
+
+def _watch(sp: dict) -> tuple:
+    """What replay watches for a spinner: its loop, and where it comes back to it when it is in a callee."""
+    return sp["loop"] + ((sp["ret"],) if sp.get("ret") is not None else ())
 
 
 def _fill_addresses(program, r, findings: list) -> None:
@@ -505,14 +538,18 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
     for w, t in r.state.threads.items():
         if w.state not in ("ready", "sleeping", "at waitcnt") or (tuple(t.workgroup or ()), t.wave_in_group) in covered:
             continue
+        # a load it repeated; or, when replay proved the state repeats before a second iteration (a long -O0 loop),
+        # the one load of the loop the wave is in
+        loop, _body = _loop_of(program, w.pc)
+        need = 1 if loop is not None and r.status == "hang" else 2
         seen = r.loads.get(t.number) or []
         local = False
-        if len(seen) < 2:
+        if len(seen) < need:
             seen, local = r.lds_loads.get(t.number) or [], True
-        if len(seen) < 2:
+        if len(seen) < need:
             continue
         (pc, address), n = Counter(seen).most_common(1)[0]
-        if n < 2:
+        if n < need or (n < 2 and not loop[0] <= pc <= loop[1]):
             continue
         if local:
             address = ("local", address)
@@ -577,12 +614,13 @@ def _last_read(t, load, body) -> int | None:
 
 
 def _acquire_scope(program, t, load) -> tuple[str, str]:
-    """(scope, how we know) of the polling load's acquire, from the lifted code sequence."""
-    processor = program.code_object_at(t.pc).processor.split(":")[0]
+    """(scope, how we know) of the polling load's acquire, from the lifted code sequence (of the load's function:
+    the wave may be in a function its loop calls)."""
+    processor = program.code_object_at(load.address).processor.split(":")[0]
     try:
         from amddbg.replay.lift import lift_at
 
-        insns = program.disassemble(t.pc)
+        insns = program.disassemble(load.address)
         op = lift_at(insns, processor, load.address)
         if op is not None and op.scope != "unknown":
             from amddbg.replay.scopes import consistent_scope, widest_row
@@ -617,9 +655,9 @@ def _writers(program, t, load) -> list:
     where the code shows it; plain stores only through that very pointer or where the code does not show the
     pointer), with their lifted release scope in words and its narrowest reading:
     [(insn, "workgroup scope or narrower" | "non-atomic" | ..., narrowest scope, pointer shown)]."""
-    processor = program.code_object_at(t.pc).processor.split(":")[0]
+    processor = program.code_object_at(load.address).processor.split(":")[0]
     try:
-        insns = program.disassemble(t.pc)
+        insns = program.disassemble(load.address)
     except AmddbgError:
         return []
     want = _pointer_origin(insns, load)
@@ -745,17 +783,27 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
             now = int.from_bytes(program.read("global", address, 4), "little")
         except AmddbgError:
             continue
-        seen = _last_read(t, load, sp["body"])
+        seen = _last_read(t, load, sp["body"]) if sp.get("ret") is None else None  # (a callee's registers)
+        # a wave of its own workgroup could write the flag where the load sees it -- unless it waits at the
+        # workgroup barrier, which it cannot pass before this spinner gets there (a grid barrier's other waves)
         same_group_writer = any(o.workgroup == t.workgroup and o.number != num and o.state not in
-                                (WaveState.TRAPPED, WaveState.FAULTED) for o in program.waves
-                                if o.number not in spinners)
-        if seen == now or same_group_writer:
+                                (WaveState.TRAPPED, WaveState.FAULTED, WaveState.AT_BARRIER)
+                                for o in program.waves if o.number not in spinners)
+        if same_group_writer:
             continue
+        if seen == now:  # the write came after the core: the value the visible replay left there
+            try:
+                now = int.from_bytes(r.machine.memory.read(address, 4), "little")
+            except AmddbgError:
+                continue
+            if now == seen:
+                continue  # it got out with the value it read: not a write it could not see
         poll_src = program.symbolize(load.address)
         # a store replay saw a spinner make elsewhere (after it left its loop) does not write the flag
         elsewhere = {pc for n in spinners for pc, a in r.stores.get(n, []) if a != address}
-        writers = likely_writers(program, t, [w for w in _writers(program, t, load) if w[0].address not in elsewhere],
-                                 now, poll_src[0].line if poll_src else None, load, sp["loop"])
+        mine = seen_writers(program, load, [w for w in _writers(program, t, load) if w[0].address not in elsewhere],
+                            r, address)
+        writers = likely_writers(program, t, mine, now, poll_src[0].line if poll_src else None, load, sp["loop"])
         groups.setdefault((address, load.address), []).append((t, sp, scope, how, now, seen, writers))
     findings = []
     pins: dict = {}
@@ -763,11 +811,14 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         t, sp, scope, how, now, seen, writers = members[0]
         pinned = seen if seen is not None else 0  # the value before the write is not in the core: assume 0
         stale = {m[0].number: (address, pinned.to_bytes(4, "little")) for m in members}
-        stuck = replay(program, dispatch=dispatch, stale=stale, watch={m[0].number: m[1]["loop"] for m in members},
+        stuck = replay(program, dispatch=dispatch, stale=stale, watch={m[0].number: _watch(m[1]) for m in members},
                        max_instructions=budget, symmetry=symmetry)
         info["wave_instructions"] = info.get("wave_instructions", 0) + stuck.total_instructions
-        if any(m[0].number in stuck.left for m in members):
-            continue  # even with the stale line it gets out: not this cause
+        members = [m for m in members if m[0].number not in stuck.left]  # the others got out: not this cause
+        if not members:
+            continue
+        t, sp = members[0][0], members[0][1]
+        stale = {n: v for n, v in stale.items() if any(m[0].number == n for m in members)}
         pins.update(stale)
         load_loc = _loc(t, "polling load", load_pc)
         fix = [f"acquire:agent@{load_loc['file']}:{load_loc['line']}"] if load_loc.get("file") else []
@@ -778,13 +829,13 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
             if not any(x["line"] == loc["line"] and x["role"] == loc["role"] for x in locs):
                 locs.append(loc)
                 wtext.append(f"{place(program, i.address).text()} ({words})")
-            if loc.get("file") and narrow in NARROW:
+            if loc.get("file") and narrow in NARROW and f"release:agent@{loc['file']}:{loc['line']}" not in fix:
                 fix.append(f"release:agent@{loc['file']}:{loc['line']}")
         fixed = None
         if fix:
             try:
                 good = replay(program, dispatch=dispatch, stale=stale, assume=[Assumption.parse(x) for x in fix],
-                              watch={m[0].number: m[1]["loop"] for m in members}, max_instructions=budget,
+                              watch={m[0].number: _watch(m[1]) for m in members}, max_instructions=budget,
                               symmetry=symmetry)
                 info["wave_instructions"] += good.total_instructions
                 fixed = all(m[0].number in good.left for m in members)
@@ -793,11 +844,12 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
 
         last = (f"the load last returned {seen}" if seen is not None else
                 f"the load's last value is not in the registers (replay pins {pinned})")
+        held = (f"memory holds {now} but {last}" if now != seen else
+                f"{last}, and {now} is written after the core was taken (replay, every write visible)")
         var = variable_at(program, t, address)
         summary = (f"{who([m[0] for m in members])} poll{'s' if len(members) == 1 else ''} "
-                   f"{var + ' at ' if var else ''}{address:#x} at {place(program, load_pc).text()}: memory holds "
-                   f"{now} but {last}; the load is {how}, which does not "
-                   f"make another workgroup's write visible"
+                   f"{var + ' at ' if var else ''}{address:#x} at {place(program, load_pc).text()}: {held}; the load "
+                   f"is {how}, which does not make another workgroup's write visible"
                    + (f"; the write at {', '.join(wtext)}" if wtext else "; no store of this kernel to it is in view")
                    + "; needs release and acquire at agent scope")
         if fixed is not None:

@@ -96,6 +96,9 @@ class ReplayResult:
     applied: list = field(default_factory=list)  # what each assumption changed, in words
     stores: dict = field(default_factory=dict)  # core thread number -> recent global stores [(pc, address)]
     lds_loads: dict = field(default_factory=dict)  # core thread number -> recent LDS loads [(pc, LDS offset)]
+    # store/atomic PC -> the global addresses its lanes wrote (None: too many to keep); private and LDS writes are
+    # kept as ("private"|"local", offset): which stores replay saw miss a flag, and which hit it
+    store_targets: dict = field(default_factory=dict)
     symmetry: str = ""  # how symmetry was used ("" when the dispatch was replayed whole at once)
     symmetry_broken: str | None = None  # why a replay by symmetry does not stand for the whole dispatch
     attempted: int = 0  # wave-instructions of a replay by symmetry that did not stand (then the whole was replayed)
@@ -194,21 +197,39 @@ def _as_nop(insn):
                                is_barrier=False)
 
 
+def _coherent_caches(m):
+    """Caches through which every load reads L2 (stores write through to it, as they always do): every write is
+    visible to every wave at once -- the most visible order the memory model allows, for the first replay, so that
+    a line a wave caches during replay cannot keep it spinning there (that is what the `stale` replays show)."""
+    from amddbg.emu.caches import VectorCaches
+
+    class Coherent(VectorCaches):
+        def levels(self, wave, policy):  # the whole-instruction path: read memory
+            return None
+
+        def load(self, wave, address, size, lane, policy):
+            return self.memory.read(address, size, [lane])
+
+    return Coherent(m.memory, m.family, m.processor)
+
+
 def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | None = None,
            watch: dict | None = None, max_instructions: int = DEFAULT_BUDGET, seed: int = 0,
-           symmetry: bool = True) -> ReplayResult:
+           symmetry: bool = True, coherent: bool = False) -> ReplayResult:
     """Run the core's stuck dispatch forward.
 
     `stale`: {core thread number: (address, bytes)} — pin that wave's L1 line to these bytes at `address`
-    (the value it last read). `watch`: {core thread number: (lo, hi)} — record the first PC a wave reaches outside
-    [lo, hi] (did it leave its polling loop?). The replay stops after `max_instructions` wave-instructions
-    (status "limit"); `seconds` in the result is a measurement only.
+    (the value it last read). `watch`: {core thread number: (lo, hi[, ret])} — record the first PC a wave reaches
+    outside [lo, hi] (did it leave its polling loop?), not counting the functions it calls from there (`ret`: it is
+    in one when replay starts, and comes back at `ret`). The replay stops after `max_instructions`
+    wave-instructions (status "limit"); `seconds` in the result is a measurement only. `coherent`: every load reads
+    L2 (no wave keeps a stale line), for the most visible order.
 
     `symmetry`: replay one workgroup per class of workgroups in the same state and prove the others follow it
     (amddbg.replay.symmetry); when the proof fails the whole dispatch is replayed. `ReplayResult.symmetry` says
     which happened."""
     if not symmetry:
-        return _replay(program, dispatch, assume, stale, watch, max_instructions, seed)
+        return _replay(program, dispatch, assume, stale, watch, max_instructions, seed, coherent=coherent)
     from amddbg.replay.fromcore import stuck_dispatch
     from amddbg.replay.symmetry import plan
 
@@ -224,14 +245,14 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
         cache[key] = p
     p = cache[key]
     if p is None:
-        return _replay(program, dispatch, assume, stale, watch, max_instructions, seed)
+        return _replay(program, dispatch, assume, stale, watch, max_instructions, seed, coherent=coherent)
     if not p.reduces:  # (no class has two workgroups)
-        return _replay(program, dispatch, assume, stale, watch, max_instructions, seed)
-    r = _replay(program, dispatch, assume, stale, watch, max_instructions, seed, plan=p)
+        return _replay(program, dispatch, assume, stale, watch, max_instructions, seed, coherent=coherent)
+    r = _replay(program, dispatch, assume, stale, watch, max_instructions, seed, plan=p, coherent=coherent)
     if r.symmetry_broken is None:
         r.seconds = time.perf_counter() - t0
         return r
-    full = _replay(program, dispatch, assume, stale, watch, max_instructions, seed)
+    full = _replay(program, dispatch, assume, stale, watch, max_instructions, seed, coherent=coherent)
     full.attempted = r.wave_instructions
     full.symmetry = (f"replayed the whole dispatch: a representative of {len(p.groups)} of {p.workgroups} workgroups "
                      f"{r.symmetry_broken} ({r.wave_instructions} wave-instructions in that attempt)")
@@ -239,10 +260,13 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
     return full
 
 
-def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed: int, plan=None) -> ReplayResult:
+def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed: int, plan=None,
+            coherent: bool = False) -> ReplayResult:
     t0 = time.perf_counter()
     state = machine_from_program(program, dispatch=dispatch, seed=seed, only=plan.groups if plan else None)
     m = state.machine
+    if coherent:
+        m.caches = _coherent_caches(m)
     applied = [_apply(program, state, a if isinstance(a, Assumption) else Assumption.parse(a)) for a in assume]
     by_number = {t.number: w for w, t in state.threads.items()}
     for num, (address, data) in (stale or {}).items():
@@ -253,7 +277,10 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
     loads: dict = {}
     stores: dict = {}
     lds: dict = {}
-    watched = {by_number[n]: (n, rng) for n, rng in (watch or {}).items() if n in by_number}
+    watched = {by_number[n]: (n, rng[:2]) for n, rng in (watch or {}).items() if n in by_number}
+    # watched wave -> the return address of the call it made from its loop (or was in when the core was written)
+    calls: dict = {n: rng[2] for n, rng in (watch or {}).items() if len(rng) > 2}
+    targets: dict = {}
     numbers = {w: t.number for w, t in state.threads.items()}
     tracker = None
     if plan is not None:
@@ -266,9 +293,30 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
         x = watched.get(ev.wave)
         if x is not None and x[0] not in left:
             lo, hi = x[1]
-            if not lo <= ev.pc <= hi:
-                left[x[0]] = ev.pc
+            back = calls.get(x[0])
+            if back is not None:  # inside a function called from the loop (-O0 __threadfence_block())
+                if ev.pc == back:
+                    del calls[x[0]]
+            if x[0] not in calls:
+                if not lo <= ev.pc <= hi:
+                    left[x[0]] = ev.pc
+                elif ev.instruction is not None and ev.instruction.is_call:
+                    calls[x[0]] = ev.pc + ev.instruction.size
         for op in ev.memops:  # the global loads each wave keeps doing: what a spinning wave polls
+            if op.kind in ("store", "atomic") and op.addresses:
+                seen = targets.setdefault(ev.pc, set())
+                if seen is not None:
+                    sp = op.space
+                    if sp == "global":
+                        seen.update(op.addresses.values())
+                    elif sp in ("local", "private"):
+                        seen.update((sp, a & 0xFFFFFFFF) for a in op.addresses.values())
+                    elif sp == "generic":
+                        for a in set(op.addresses.values()):
+                            where, off = classify_flat(a)
+                            seen.add(a if where == "global" else (where, off))
+                    if len(seen) > 4096:
+                        targets[ev.pc] = None
             if op.kind in ("store", "atomic") and op.space in ("global", "generic") and op.addresses:
                 a = op.addresses[min(op.addresses)]
                 if classify_flat(a)[0] == "global":
@@ -300,7 +348,7 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
             left[num] = w.pc
     out = ReplayResult(r.status, reason, r.wave_instructions, time.perf_counter() - t0, state, left,
                        {n: list(q) for n, q in loads.items()}, applied, {n: list(q) for n, q in stores.items()},
-                       {n: list(q) for n, q in lds.items()})
+                       {n: list(q) for n, q in lds.items()}, targets)
     if plan is not None:
         out.symmetry_broken = tracker.broken if tracker is not None else None
         if out.symmetry_broken is None:

@@ -116,3 +116,19 @@ def test_spin_on_memory_is_still_a_hang(target):
     r = m.run(max_instructions=200_000, hook=lambda ev: saw_wait.append(1) if ev.wave.state == WAITING_COUNTERS
               else None)
     assert r.status == "hang" and "repeats" in r.reason and saw_wait
+
+
+@pytest.mark.parametrize("target", ["gfx1100-w32", "gfx1200-w64", "gfx90a-w64"])
+def test_a_wave_waiting_for_its_load_is_not_spinning(target):
+    """corefiles/gridhangs xwg_relaxed_signed: workgroup 0 sums its input (a load and a wait per element) while the
+    other workgroups poll a flag it sets at the end. Two state samples can catch workgroup 0 at the same wait with
+    the same registers while the pollers repeat their loop; that is no repeat of the machine (workgroup 0 re-ran
+    nothing, its load is still in flight): it must finish its sum and publish whatever the pollers then do."""
+    m = Machine(ROOT / "corefiles" / "gridhangs" / f"gridhangs-llvm22-{target}-O2.co")
+    m.dispatch("xwg_relaxed_signed", (512, 1, 1), (128, 1, 1),
+               ["buf:i32:1", "buf:i32:64:iota", "buf:i32:512", "i32:3"])
+    m.run(max_instructions=400_000)
+    producer = [w for w in m.waves if w.workgroup == (0, 0, 0)]
+    assert producer and all(w.state == "ended" for w in producer), [(w.state, hex(w.pc)) for w in producer]
+    assert read_buffer(m, m.buffers[0]) == [3]
+    assert read_buffer(m, m.buffers[2])[:64] == [sum(range(64))] * 64

@@ -26,7 +26,7 @@ import time
 
 from amddbg.errors import AmddbgError, UsageError
 from amddbg.isa.model import OperandKind
-from amddbg.replay.cycles import cycle_writes
+from amddbg.replay.cycles import cycle_writes, merge_cycles
 from amddbg.replay.explain import (
     Explanation,
     Finding,
@@ -136,6 +136,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
                     (tuple(w["workgroup"] or ()), w["wave_in_group"]) in mine for w in f.waves)] + nv
             _find_cycles(program, exp.findings, dispatch, budget, info, symmetry)
             cycle_writes(program, exp.findings, dispatch, budget, info, symmetry)
+            exp.findings = merge_cycles(exp.findings, program)
             if nv:
                 _schedule_dependent(nv, info)
             from amddbg.replay.causes import refine
@@ -285,7 +286,7 @@ def _mark_proven(findings: list) -> None:
 
 
 def _done(exp: Explanation, info: dict, t0: float) -> Explanation:
-    from amddbg.replay.cycles import group_barriers, merge_cycles
+    from amddbg.replay.cycles import group_barriers
 
     exp.findings = group_barriers(merge_cycles(exp.findings))
     if info.get("symmetry") and "method" in info:

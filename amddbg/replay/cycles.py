@@ -3,8 +3,9 @@
 Static analysis and replay find the two halves separately: a `barrier_deadlock` per workgroup (its missing waves
 are spinning) and a `spin_forever` / `writer_blocked` (the spinners' only writers wait at that barrier). Neither
 alone says what the user must change; together they are one cycle -- the waiter is the writer the spinners wait
-for, and the spinners are the arrivals the waiter waits for. `merge_cycles` makes them one finding that states
-the cycle with both lines (the barrier, the poll, the write after the barrier), for every workgroup caught in it;
+for, and the spinners are the arrivals the waiter waits for. `merge_cycles` makes the barrier deadlocks one finding
+that states the cycle with both lines (the barrier, the poll, the write after the barrier), for every workgroup
+caught in it (the spin finding stays: its polled value and address are its own);
 `group_barriers` folds barrier deadlocks that are the same in several workgroups into one finding.
 """
 
@@ -17,7 +18,11 @@ def _key(w: dict) -> tuple:
     return tuple(w.get("workgroup") or ()), w.get("wave_in_group")
 
 
-def _at(loc: dict) -> str:
+def _at(loc: dict, program=None) -> str:
+    if program is not None and loc.get("pc"):
+        from amddbg.replay.where import place
+
+        return place(program, int(loc["pc"], 16)).text()
     return f"{os.path.basename(loc['file'])}:{loc['line']}" if loc.get("file") else loc.get("pc", "?")
 
 
@@ -25,27 +30,35 @@ def _first(f, role: str) -> dict | None:
     return next((loc for loc in f.locations if loc["role"] == role), None)
 
 
-def _waves_text(ws: list) -> str:
-    from amddbg.teach.divergence import lane_ranges
-
-    mask = 0
-    for w in ws:
-        mask |= 1 << w["wave_in_group"]
-    n = len(ws)
-    return f"wave{'s' if n > 1 else ''} {lane_ranges(mask, max(w['wave_in_group'] for w in ws) + 1)}"
+def _last(f, role: str) -> dict | None:
+    """The outermost location of a role: the user's call site when the code was inlined (`inlined_from` entries
+    follow the innermost one)."""
+    return next((loc for loc in reversed(f.locations) if loc["role"] == role), None)
 
 
-def merge_cycles(findings: list) -> list:
-    """Replace each barrier deadlock whose missing waves are the spinners of a `writer_blocked` spin (and that spin)
-    by one `barrier_deadlock` finding per (barrier, poll, write) that states the cycle."""
+def _who(ws: list) -> str:
+    """Waves of a finding (JSON wave documents) named as everywhere in explain: workgroup, waves, thread ids."""
+    from types import SimpleNamespace
+
+    from amddbg.replay.where import who
+
+    return who(SimpleNamespace(workgroup=tuple(w.get("workgroup") or ()), wave_in_group=w.get("wave_in_group"),
+                               number=w.get("thread")) for w in ws)
+
+
+def merge_cycles(findings: list, program=None) -> list:
+    """Replace the barrier deadlocks whose missing waves are the spinners of a `writer_blocked` spin by one
+    `barrier_deadlock` finding per (barrier, poll, write) that states the cycle, with the barrier's, the poll's and
+    the write's locations (each with its inlined call sites). The spin finding stays, for its own details. With
+    `program`, the summary names the user's lines through inlining (`where.place`)."""
     from amddbg.replay.explain import Finding
 
-    bars = [f for f in findings if f.kind == "barrier_deadlock" and f.details.get("arrived") is not None]
+    bars = [f for f in findings if f.kind == "barrier_deadlock" and f.details.get("arrived") is not None
+            and not f.details.get("cycle")]
     spins = [f for f in findings if f.kind == "spin_forever" and f.cause == "writer_blocked"]
     if not bars or not spins:
         return findings
     merged: dict[tuple, Finding] = {}
-    covered: set = set()  # spinning waves now in a cycle finding
     dropped: set = set()
     for b in bars:
         arrived = b.details["arrived"]
@@ -61,47 +74,50 @@ def merge_cycles(findings: list) -> list:
             k = (bar["pc"], poll["pc"], write["file"], write["line"], b.cause)
             m = merged.get(k)
             if m is None:
-                locs = [bar, poll] + [loc for loc in s.locations if loc["role"] == "write that never lands"]
-                locs += [loc for loc in b.locations if loc["role"] in ("missing wave", "divergent branch")
-                         and not any(x["role"] == loc["role"] and x["line"] == loc["line"] for x in locs)]
+                locs = list(b.locations) + [loc for loc in s.locations
+                                            if loc["role"] in ("polling load", "write that never lands")]
                 m = merged[k] = Finding("barrier_deadlock", "missing_arrivals", "", [], locs,
                                         {"cycle": True, "expected": b.details.get("expected"), "arrived": 0,
                                          "workgroups": [], "address": s.details.get("address"),
                                          "variable": s.details.get("variable"), "value": s.details.get("value"),
-                                         "barrier_at": _at(bar), "poll_at": _at(poll),
-                                         "write_at": [_at(loc) for loc in locs
-                                                      if loc["role"] == "write that never lands"]})
+                                         "barrier_at": _at(_last(b, "waiting at barrier"), program),
+                                         "poll_at": _at(_last(s, "polling load"), program),
+                                         "write_at": list(dict.fromkeys(
+                                             _at(loc, program) for loc in s.locations
+                                             if loc["role"] == "write that never lands" and "inlined_from" not in loc)),
+                                         "_first": b})
+            else:
+                m.locations += [loc for loc in b.locations if loc["role"] == "missing wave" and not any(
+                    x["role"] == "missing wave" and (x["file"], x["line"]) == (loc["file"], loc["line"])
+                    for x in m.locations)]
             m.waves += waiting + mine
             m.details["arrived"] += arrived
             m.details["workgroups"].append(list(tuple(waiting[0]["workgroup"] or ())) if waiting else None)
             m.details.setdefault("_parts", []).append((waiting, mine))
-            covered |= {_key(w) for w in mine}
             dropped.add(id(b))
     if not merged:
         return findings
     for m in merged.values():
         parts = m.details.pop("_parts")
+        first = m.details.pop("_first")
         wgs = [tuple(p[0][0]["workgroup"] or ()) for p in parts if p[0]]
         flag = m.details.get("variable") or m.details.get("address") or "the flag"
         writes = ", ".join(m.details["write_at"])
-        w0, s0 = parts[0]
+        waiters = [w for p in parts for w in p[0]]
+        spinners = [w for p in parts for w in p[1]]
         where = (f"workgroup {wgs[0]}" if len(wgs) == 1 else
                  f"{len(wgs)} workgroups ({', '.join(map(str, wgs[:4]))}{', ...' if len(wgs) > 4 else ''})")
         each = "" if len(wgs) == 1 else " in each"
-        one = "s" if len(w0) == 1 else ""
-        m.summary = (f"{where}: a cycle{each} -- {_waves_text(w0)} wait{one} at the barrier "
-                     f"at {m.details['barrier_at']} and write{one} {flag} only after it "
-                     f"({writes}); {_waves_text(s0)} poll{'s' if len(s0) == 1 else ''} {flag} at "
-                     f"{m.details['poll_at']} before {'it reaches' if len(s0) == 1 else 'they reach'} the barrier, "
-                     f"so the barrier never gets their arrival and the write never happens")
+        one = "s" if len(waiters) == 1 else ""
+        m.summary = (f"{where}: a cycle{each} -- {_who(waiters)} wait{one} at the barrier at {m.details['barrier_at']} "
+                     f"and write{one} {flag} only after it ({writes}); {_who(spinners)} "
+                     f"{'is' if len(spinners) == 1 else 'are'} spinning at {m.details['poll_at']}, polling {flag}, "
+                     f"and never reach the barrier, so it never gets their arrival and the write never happens. "
+                     + ("" if len(wgs) == 1 else f"In workgroup {wgs[0]}: ") + first.summary)
     out = []
     for f in findings:
-        if id(f) in dropped:
-            continue
-        if f.kind == "spin_forever" and f.cause == "writer_blocked" and f.waves and \
-                all(_key(w) in covered for w in f.waves):
-            continue
-        out.append(f)
+        if id(f) not in dropped:
+            out.append(f)
     return list(merged.values()) + out
 
 

@@ -52,6 +52,15 @@ KERNELS = {
 }
 
 
+# polls by an atomic load at workgroup scope: on GFX11 that load has `glc`, which misses both the L0 and the GL1
+# (LLVM's AMDGPUUsage cache-control rows; docs/emulator.md), so it sees the other workgroups' writes: no hang there
+ATOMIC_POLL = {"gb_relaxed_sleep", "gb_generation", "xwg_relaxed_signed", "xwg_acquire_unsigned", "xwg_acquire_sleep"}
+
+
+def _completes(obj: Path, kernel: str) -> bool:
+    return KERNELS[kernel][1] == "completes" or ("-gfx11" in obj.name and kernel in ATOMIC_POLL)
+
+
 def _objects():
     slow = [p for p in OBJECTS if p.name not in DEFAULT]
     if LIMIT:
@@ -143,6 +152,9 @@ def test_a_poll_that_cannot_see_the_write(tmp_path, obj, kernel):
     """A grid barrier or cross-workgroup flag read at workgroup scope (or with a plain load): `spin_forever` /
     `not_visible` for exactly the waves stuck in the poll, at the poll's line and the write's, the missing scope
     named, and the fix it prints verified by replay and by `--assume` through the CLI."""
+    if _completes(obj, kernel):
+        _slow_not_stuck(tmp_path, obj, kernel)
+        return
     status, core = _run(tmp_path, obj, kernel)
     assert status == "hang"
     code, doc = _explain(core)
@@ -181,14 +193,18 @@ def test_a_poll_that_cannot_see_the_write(tmp_path, obj, kernel):
 @pytest.mark.parametrize("kernel", sorted(k for k, (_, what) in KERNELS.items() if what == "cycle"))
 @pytest.mark.parametrize("obj", _objects())
 def test_a_barrier_deadlock_whose_missing_waves_spin(tmp_path, obj, kernel):
-    """The waiter writes the flag only after the barrier the spinners never reach: one finding states the cycle,
-    with the barrier's, the poll's and the write's lines, for every wave of every workgroup."""
+    """The waiter writes the flag only after the barrier the spinners never reach: one barrier finding states the
+    cycle, with the barrier's, the poll's and the write's lines, for every wave of every workgroup."""
     status, core = _run(tmp_path, obj, kernel)
     assert status == "hang"
     code, doc = _explain(core)
     assert code == 3 and doc["verdict"] == "hang", doc
-    assert [(f["kind"], f["cause"]) for f in doc["findings"]] == [("barrier_deadlock", "missing_arrivals")]
-    f = doc["findings"][0]
+    bars = [f for f in doc["findings"] if f["kind"] == "barrier_deadlock"]
+    assert [f["cause"] for f in bars] == ["missing_arrivals"], doc["findings"]
+    f = bars[0]
+    # (the spin finding of the same waves may stay, for its polled value; nothing else)
+    assert all((g["kind"], g["cause"]) == ("spin_forever", "writer_blocked") and _waves(g) <= _waves(f)
+               for g in doc["findings"] if g is not f), doc["findings"]
     _in_source(f)
     marks = MARKS[kernel]
     stuck, at_barrier = _stuck_waves(core)
@@ -205,9 +221,13 @@ def test_a_barrier_deadlock_whose_missing_waves_spin(tmp_path, obj, kernel):
 def test_the_fixed_twin_is_slow_not_stuck(tmp_path, obj):
     """A volatile poll goes past the CU's cache on every target: the run completes, and a core taken while the
     waves still poll is `no_hang` (no invented not_visible)."""
-    status, _ = _run(tmp_path, obj, "gb_volatile")
+    _slow_not_stuck(tmp_path, obj, "gb_volatile")
+
+
+def _slow_not_stuck(tmp_path, obj: Path, kernel: str) -> None:
+    status, _ = _run(tmp_path, obj, kernel)
     assert status == "completed"
-    status, core = _run(tmp_path, obj, "gb_volatile", "--max-instructions", "400")
+    status, core = _run(tmp_path, obj, kernel, "--max-instructions", "400")
     assert status == "limit"
     code, doc = _explain(core)
     assert code == 0 and doc["verdict"] == "no_hang", doc

@@ -68,6 +68,7 @@ def test_barrier_deadlock_of_many_workgroups_by_symmetry(tmp_path, target):
     assert [x.to_json() for x in sym.findings] == [x.to_json() for x in full.findings]
     assert {(f.kind, f.cause) for f in sym.findings} == {("barrier_deadlock", "missing_arrivals"),
                                                         ("spin_forever", "writer_blocked")}
+    assert [f.details.get("cycle") for f in sym.findings if f.kind == "barrier_deadlock"] == [True]
 
 
 @pytest.mark.parametrize("target", ("gfx90a", "gfx1200"))

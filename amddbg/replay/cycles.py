@@ -111,8 +111,8 @@ def merge_cycles(findings: list, program=None) -> list:
         one = "s" if len(waiters) == 1 else ""
         m.summary = (f"{where}: a cycle{each} -- {_who(waiters)} wait{one} at the barrier at {m.details['barrier_at']} "
                      f"and write{one} {flag} only after it ({writes}); {_who(spinners)} "
-                     f"{'is' if len(spinners) == 1 else 'are'} spinning at {m.details['poll_at']}, polling {flag}, "
-                     f"and never reach the barrier, so it never gets their arrival and the write never happens. "
+                     f"poll{'s' if len(spinners) == 1 else ''} {flag} at {m.details['poll_at']} and never reach the "
+                     f"barrier, so it never gets their arrival and the write never happens. "
                      + ("" if len(wgs) == 1 else f"In workgroup {wgs[0]}: ") + first.summary)
     out = []
     for f in findings:

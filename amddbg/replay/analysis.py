@@ -802,9 +802,11 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         poll_src = program.symbolize(load.address)
         # a store replay saw a spinner make elsewhere (after it left its loop) does not write the flag
         elsewhere = {pc for n in spinners for pc, a in r.stores.get(n, []) if a != address}
-        mine = seen_writers(program, load, [w for w in _writers(program, t, load) if w[0].address not in elsewhere],
-                            r, address)
-        writers = likely_writers(program, t, mine, now, poll_src[0].line if poll_src else None, load, sp["loop"])
+        scanned = [w for w in _writers(program, t, load) if w[0].address not in elsewhere]
+        poll_line = poll_src[0].line if poll_src else None
+        writers = (likely_writers(program, t, seen_writers(program, load, scanned, r, address), now, poll_line, load,
+                                  sp["loop"])
+                   or likely_writers(program, t, scanned, now, poll_line, load, sp["loop"]))
         groups.setdefault((address, load.address), []).append((t, sp, scope, how, now, seen, writers))
     findings = []
     pins: dict = {}

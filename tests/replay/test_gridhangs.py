@@ -169,7 +169,10 @@ def test_a_poll_that_cannot_see_the_write(tmp_path, obj, kernel):
     assert _lines(f, "polling load") == marks["poll"]
     writes = _lines(f, "write that never becomes visible")
     allowed = marks["write"] | marks.get("maybe", set()) | {MARKS[h] for h in marks.get("via_helper", ())}
-    assert writes and writes <= allowed, (writes, allowed)
+    assert writes <= allowed, (writes, allowed)
+    # at -O0 every pointer comes from the stack: when two stores may be the writer (the sense-reversal and generation
+    # barriers reset the count too) none is named rather than a guess (analysis.likely_writers)
+    assert writes or ("-O0" in obj.name and len(marks["write"] | marks.get("maybe", set())) > 1), (writes, allowed)
     d = f["details"]
     assert d["load_scope"] in ("wavefront", "workgroup") and d["needed_scope"] == "agent"
     assert d["fix_verified"] is True

@@ -105,15 +105,16 @@ def merge_cycles(findings: list, program=None) -> list:
         writes = ", ".join(m.details["write_at"])
         waiters = [w for p in parts for w in p[0]]
         spinners = [w for p in parts for w in p[1]]
-        where = (f"workgroup {wgs[0]}" if len(wgs) == 1 else
-                 f"{len(wgs)} workgroups ({', '.join(map(str, wgs[:4]))}{', ...' if len(wgs) > 4 else ''})")
+        names = [f"({','.join(map(str, g))})" for g in wgs]
+        where = (f"workgroup {names[0]}" if len(wgs) == 1 else
+                 f"{len(wgs)} workgroups ({', '.join(names[:4])}{', ...' if len(wgs) > 4 else ''})")
         each = "" if len(wgs) == 1 else " in each"
         one = "s" if len(waiters) == 1 else ""
         m.summary = (f"{where}: a cycle{each} -- {_who(waiters)} wait{one} at the barrier at {m.details['barrier_at']} "
                      f"and write{one} {flag} only after it ({writes}); {_who(spinners)} "
                      f"poll{'s' if len(spinners) == 1 else ''} {flag} at {m.details['poll_at']} and never reach the "
                      f"barrier, so it never gets their arrival and the write never happens. "
-                     + ("" if len(wgs) == 1 else f"In workgroup {wgs[0]}: ") + first.summary)
+                     + ("" if len(wgs) == 1 else f"In workgroup {names[0]}: ") + first.summary)
     out = []
     for f in findings:
         if id(f) not in dropped:
@@ -162,7 +163,8 @@ def group_barriers(findings: list) -> list:
         if any(x["role"] == "missing wave" and x["line"] for x in locs):  # a wave caught on compiler-made code
             locs = [x for x in locs if x["role"] != "missing wave" or x["line"]]
         out.append(Finding("barrier_deadlock", first.cause,
-                           f"{len(fs)} workgroups ({', '.join(map(str, wgs[:4]))}{', ...' if len(wgs) > 4 else ''}) "
+                           f"{len(fs)} workgroups ({', '.join('(' + ','.join(map(str, g)) + ')' for g in wgs[:4])}"
+                           f"{', ...' if len(wgs) > 4 else ''}) "
                            f"the same way; {first.summary}", [w for f in fs for w in f.waves], locs, details))
     return out
 

@@ -35,10 +35,11 @@ ENTRY_POINTS = {"amddbg", "amddbg.__main__"}
 KNOWN_CYCLES = {
     ("amddbg.core.address_spaces", "amddbg.core.model"),
     ("amddbg.dwarf.cache", "amddbg.dwarf.symbolize"),
-    ("amddbg.emu.gpr_index", "amddbg.emu.semantics", "amddbg.emu.semantics.salu"),
+    ("amddbg.emu.gpr_index", "amddbg.emu.semantics", "amddbg.emu.semantics.gfx1250", "amddbg.emu.semantics.salu"),
     ("amddbg.isa.gfx10.decoder", "amddbg.isa.gfx10.special"),
     ("amddbg.models.herdcheck", "amddbg.models.scexplore", "amddbg.models.verdict"),
-    ("amddbg.replay.analysis", "amddbg.replay.explain", "amddbg.replay.origin", "amddbg.replay.where"),
+    ("amddbg.replay.analysis", "amddbg.replay.causes", "amddbg.replay.cycles", "amddbg.replay.explain",
+     "amddbg.replay.origin", "amddbg.replay.where"),
     ("amddbg.session.frames", "amddbg.session.program", "amddbg.session.threads"),
 }
 

@@ -46,11 +46,35 @@ def pile(tmp_path_factory):
     shutil.copy(hang, folder / "rank0012.gpu")
     shutil.copy(early, folder / "rank0013.gpu")
     data = mid.read_bytes()
-    (folder / "rank0014.gpu").write_bytes(data[:70000])   # cut inside the wave save area: 0 of 4 waves
+    cut = _inside_wave_area(mid)
+    (folder / "rank0014.gpu").write_bytes(data[:cut])     # cut inside the wave save area: 0 of 4 waves
     (folder / "rank0015.gpu").write_bytes(data[:2048])    # cut early: the wave count is lost too
     (folder / "rank0016.gpu").write_bytes(b"")
     shutil.copy(TRAP, folder / "rank0017.gpu")
     return folder
+
+
+def _inside_wave_area(core: Path) -> int:
+    """A file offset just past the control stack, at the bottom of the wave records (from the core's own queue,
+    save area header and program headers): the control stack survives and lists 4 waves, whose records (read from
+    the top of the area down) are cut off."""
+    import amddbg
+    from amddbg.core.layouts import CONTEXT_SAVE_AREA_HEADER
+
+    prog = amddbg.open(str(core))
+    csa = prog.core.queues[0].ctx_save_restore_address
+    elf = prog.core.files[0]
+    seg = next(ph for ph in elf.phdrs if ph.p_type == 1 and ph.p_vaddr <= csa < ph.p_vaddr + ph.p_memsz)
+    raw = bytes(elf.data[seg.p_offset + csa - seg.p_vaddr:][:24])
+    hdr = CONTEXT_SAVE_AREA_HEADER.unpack(raw, 0, 24)
+    prog.close()
+    return seg.p_offset + (csa + hdr["control_stack_offset"] + hdr["control_stack_size"] - seg.p_vaddr) + 64
+
+
+def _expected_size(core: Path) -> int:
+    from amddbg.core.elffile import ElfCore
+
+    return ElfCore(str(core)).expected_size
 
 
 def _leaves(doc):
@@ -67,7 +91,7 @@ def _leaves(doc):
     return out
 
 
-def _check(doc):
+def _check(doc, pile):
     assert doc["cores"] == 18 and doc["readable_cores"] == 17
     assert _leaves(doc) == {
         "barrier_deadlock > barrier_deadlock:18 > workgroup_barrier:9 > at barrier": (14, 14, True, {"1": 14}, []),
@@ -76,7 +100,10 @@ def _check(doc):
         "assert_trap > assert_trap:50 > trapped": (1, 1, False, {"1": 1}, ["rank0017.gpu"]),
     }
     assert [d["core"] for d in doc["damaged"]] == ["rank0014.gpu", "rank0015.gpu"]
-    assert doc["damaged"][0]["damage"] == "truncated at offset 0x11170 (0x18060 bytes expected), 0 of 4 waves readable"
+    cut = _inside_wave_area(pile / "rank0000.gpu")
+    size = _expected_size(pile / "rank0000.gpu")
+    assert doc["damaged"][0]["damage"] == (f"truncated at offset {cut:#x} ({size:#x} bytes expected), "
+                                           "0 of 4 waves readable")
     assert doc["damaged"][1]["damage"].startswith("truncated at offset 0x800 (")
     assert doc["damaged"][1]["damage"].endswith("0 of an unknown number of waves readable")
     assert [e["core"] for e in doc["errors"]] == ["rank0016.gpu"]
@@ -96,7 +123,7 @@ def test_pile_tree_counts_and_outliers(pile, how):
         pytest.importorskip("distributed", reason="Dask distributed is the optional extra amddbg[cluster]")
     r = amddbg("triage", pile, "--json", *how)
     assert r.returncode == 0, r.stderr
-    _check(json.loads(r.stdout))
+    _check(json.loads(r.stdout), pile)
 
 
 def test_pile_text_and_dot(pile, tmp_path):
@@ -105,7 +132,8 @@ def test_pile_text_and_dot(pile, tmp_path):
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert "57 waves / 18 cores (2 damaged, 1 unreadable)" in out
-    assert "damaged cores: 2" in out and "rank0014.gpu: damaged: truncated at offset 0x11170" in out
+    cut = _inside_wave_area(pile / "rank0000.gpu")
+    assert "damaged cores: 2" in out and f"rank0014.gpu: damaged: truncated at offset {cut:#x}" in out
     assert "unreadable cores: 1" in out
     assert "14 cores entirely in the majority branches; 3 outliers: rank0014.gpu, rank0015.gpu, rank0017.gpu" in out
     assert "18 cores in " in out

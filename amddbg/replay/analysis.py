@@ -24,23 +24,21 @@ import os
 import tempfile
 import time
 
+from amddbg.dwarf.values import lane_ranges
 from amddbg.errors import AmddbgError, UsageError
 from amddbg.isa.model import OperandKind
-from amddbg.replay.cycles import cycle_writes, merge_cycles
-from amddbg.replay.explain import (
-    Explanation,
-    Finding,
-    _addresses,
-    _loc,
-    _loop_of,
-    _pointer_origin,
-    _wave_doc,
-    static_explanation,
-    variable_at,
-)
+from amddbg.replay.causes import limit_findings, refine
+from amddbg.replay.code import lane_addresses, loop_of, pointer_origin, stores_ahead, variable_at
+from amddbg.replay.cycles import cycle_writes, group_barriers, merge_cycles
+from amddbg.replay.findings import Explanation, Finding
+from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
+from amddbg.replay.lift import lift, lift_at
 from amddbg.replay.origin import describe as describe_origin
 from amddbg.replay.polls import seen_writers
-from amddbg.replay.where import place, trap_pc, who
+from amddbg.replay.replay import DEFAULT_BUDGET, Assumption, replay
+from amddbg.replay.scopes import consistent_scope, widest_row
+from amddbg.replay.static import static_explanation
+from amddbg.replay.where import place, trap_pc, wave_doc, wave_location, who
 from amddbg.session.threads import WaveState
 
 NARROW = ("wavefront", "workgroup")
@@ -52,9 +50,6 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     `replay.DEFAULT_BUDGET`); the answer depends on the core, the assumptions and the budget, never on time.
     `symmetry`: replay one workgroup per class of workgroups in the same state where that is proven to stand for
     the others (amddbg.replay.symmetry); False replays every wave."""
-    from amddbg.replay.fromcore import ReplayUnavailable
-    from amddbg.replay.replay import DEFAULT_BUDGET, Assumption, replay
-
     budget = DEFAULT_BUDGET if budget is None else int(budget)
     if budget < 1:
         raise UsageError(f"--budget {budget}: a replay needs at least one wave-instruction")
@@ -139,8 +134,6 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
             exp.findings = merge_cycles(exp.findings, program)
             if nv:
                 _schedule_dependent(nv, info)
-            from amddbg.replay.causes import refine
-
             refine(program, r, exp.findings, dispatch, budget, info)
             if not any(f.kind in ("barrier_deadlock", "spin_forever") for f in exp.findings):
                 # the core caught the waves before they got stuck: explain the state replay reached
@@ -171,8 +164,6 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         return _done(found, info, t0)
     # limit or unsupported: keep what the core alone proves
     if r.status == "limit" and not assumptions:
-        from amddbg.replay.causes import limit_findings
-
         stuck = limit_findings(program, r, dispatch)
         if stuck:
             static.findings = [f for f in static.findings if f.kind != "spin_forever"] + stuck
@@ -211,8 +202,6 @@ def schedule_budget(budget: int, main: int) -> int:
 def _other_schedules(program, dispatch, assumptions, pins, info: dict, budget: int, symmetry: bool = True
                      ) -> int | None:
     """Replay a proven hang under a few other fair schedules; the seed under which every wave ends, or None."""
-    from amddbg.replay.replay import replay
-
     tried = [0]
     for seed in SCHEDULES:
         try:
@@ -246,7 +235,7 @@ def _barrier_objects(program, r) -> list[Finding]:
             for w in members[:1]:
                 t = threads.get((wg, w.wave_in_group))
                 if t is not None:
-                    locs.append(_loc(t, "waiting at barrier", w.pc))
+                    locs.append(wave_location(t, "waiting at barrier", w.pc))
             never = [n for n in b["waiting"] if n not in b["arrivals"]]
             summary = (f"workgroup {wg}: barrier {b['id']} expects {b['expected']} arrivals and has {b['arrived']} "
                        f"(waves {', '.join(map(str, b['arrivals'])) or 'none'}); waves "
@@ -269,7 +258,7 @@ def _misuse_findings(program, r) -> list[Finding]:
     out = []
     for (kind, bid, pc), ms in groups.items():
         t = threads.get((tuple(ms[0]["workgroup"]), ms[0]["wave_in_group"]))
-        loc = _loc(t, "misuse", pc) if t is not None else {"function": None, "file": None, "line": None,
+        loc = wave_location(t, "misuse", pc) if t is not None else {"function": None, "file": None, "line": None,
                                                             "role": "misuse", "pc": f"{pc:#x}"}
         where = place(program, pc).text()
         waves = [{"workgroup": list(m["workgroup"]), "wave_in_group": m["wave_in_group"]} for m in ms]
@@ -286,8 +275,6 @@ def _mark_proven(findings: list) -> None:
 
 
 def _done(exp: Explanation, info: dict, t0: float) -> Explanation:
-    from amddbg.replay.cycles import group_barriers
-
     exp.findings = group_barriers(merge_cycles(exp.findings))
     if info.get("symmetry") and "method" in info:
         info["method"] += "; " + info["symmetry"]
@@ -317,8 +304,6 @@ def _fault_details(program, exp: Explanation, dispatch, info: dict) -> None:
     """The faulting lanes and addresses of a memory violation: the saved PC is the faulting access, so the rebuilt
     wave executes it once more and the emulator says which lanes touched which unmapped address; the address is
     named by the kernel argument it came from when it lies past one (`out[1048576]`)."""
-    from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
-
     faults = [f for f in exp.findings if f.kind == "memory_violation"]
     if not faults:
         return
@@ -336,8 +321,6 @@ def _fault_details(program, exp: Explanation, dispatch, info: dict) -> None:
             fault, lanes = _every_faulting_lane(m, w)
             if fault is None:
                 continue
-            from amddbg.dwarf.values import lane_ranges
-
             text = lane_ranges(lanes, w.lanes)
             t = state.threads[w]
             origin = describe_origin(program, t, w.pc, fault.address, fault.lanes[0] if fault.lanes else None)
@@ -375,8 +358,6 @@ def _every_faulting_lane(m, w):
 
 def _stopped_findings(r) -> list[Finding]:
     """Faults and traps replay ran into, from the emulator's waves (their core threads give the source)."""
-    from amddbg.dwarf.values import lane_ranges
-
     groups: dict = {}
     for w, t in r.state.threads.items():
         if w.state not in ("faulted", "trapped"):
@@ -388,7 +369,7 @@ def _stopped_findings(r) -> list[Finding]:
         kind = "trap" if state == "trapped" else "memory_violation"
         if kind == "trap":
             pc = trap_pc(t.program, pc)  # the s_trap's line, not the next statement's
-        loc = _loc(t, "trap" if kind == "trap" else "faulting access", pc)
+        loc = wave_location(t, "trap" if kind == "trap" else "faulting access", pc)
         where = place(t.program, pc).text()
         waves = [{"workgroup": list(x.workgroup), "wave_in_group": x.wave_in_group,
                   "lanes": lane_ranges(x.exec, x.lanes), "thread": y.number, "target_id": y.target_id}
@@ -420,13 +401,13 @@ def _spinners(program, dispatch) -> dict:
             continue
         if t.state not in (WaveState.SPINNING, WaveState.SLEEPING, WaveState.RUNNING, WaveState.HALTED):
             continue  # halted: a core written at a hang halts its waves wherever they were, spin loops included
-        loop, body = _loop_of(program, t.pc)
+        loop, body = loop_of(program, t.pc)
         ret = None
         if loop is None:
             ret = _caller_pc(t)
             if ret is None:
                 continue
-            loop, body = _loop_of(program, ret)
+            loop, body = loop_of(program, ret)
             if loop is None:
                 continue
         loads = [i for i in body if i.memory is not None and i.memory.is_load and
@@ -434,7 +415,7 @@ def _spinners(program, dispatch) -> dict:
         if not loads:
             continue
         out[t.number] = {"thread": t, "loop": loop, "body": body, "load": loads[0], "ret": ret,
-                         "polled": (_addresses(t, loads[0]) or {}) if ret is None else {}}
+                         "polled": (lane_addresses(t, loads[0]) or {}) if ret is None else {}}
     return out
 
 
@@ -479,8 +460,6 @@ def _fill_addresses(program, r, findings: list) -> None:
 def _find_cycles(program, findings: list, dispatch, budget: int, info: dict, symmetry: bool = True) -> None:
     """A `no_writer` spin whose flag another spinning group would write once released is a cycle through flags:
     replay with that group's flag set (1) and see where its waves store (path-sensitive, unlike a code scan)."""
-    from amddbg.replay.replay import Assumption, replay
-
     spins = [f for f in findings if f.kind == "spin_forever" and f.details.get("address", "").startswith("0x")]
     if len(spins) < 2:
         return
@@ -504,7 +483,7 @@ def _find_cycles(program, findings: list, dispatch, budget: int, info: dict, sym
             if hits:
                 n, pc = hits[0]
                 f.cause = "writer_blocked"
-                f.locations.append(_loc(threads[n], "write that never lands", pc))
+                f.locations.append(wave_location(threads[n], "write that never lands", pc))
                 f.summary = f.summary.split(" and no live wave")[0] + (
                     f"; its only writer spins itself (on {other.details['address']}): a cycle through flags")
 
@@ -529,8 +508,6 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
     that the saved registers alone could not explain (e.g. -O0 code reloading the flag pointer from the stack)."""
     from collections import Counter
 
-    from amddbg.replay.explain import _stores_ahead
-
     covered = {(tuple(w["workgroup"] or ()), w["wave_in_group"]) for f in static_findings
                if f.kind == "spin_forever" for w in f.waves}
     threads = {t.number: t for t in program.waves}
@@ -541,7 +518,7 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
             continue
         # a load it repeated; or, when replay proved the state repeats before a second iteration (a long -O0 loop),
         # the one load of the loop the wave is in
-        loop, _body = _loop_of(program, w.pc)
+        loop, _body = loop_of(program, w.pc)
         need = 1 if loop is not None and r.status == "hang" else 2
         seen = r.loads.get(t.number) or []
         local = False
@@ -558,7 +535,7 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
         for o in at_barrier:
             if o.workgroup != t.workgroup:
                 continue
-            for insn, addrs in _stores_ahead(o, lds=local):
+            for insn, addrs in stores_ahead(o, lds=local):
                 if addrs is None or address in set(addrs.values()):
                     blocked.append((o, insn))
         src = program.symbolize(pc)
@@ -571,10 +548,10 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
     out = []
     for (cause, address, _where), g in groups.items():
         t, pc = g["thread"], g["pc"]
-        locs = [_loc(t, "polling load", pc)]
+        locs = [wave_location(t, "polling load", pc)]
         seen_lines = set()
         for o, i in g["blocked"]:
-            loc = _loc(o, "write that never lands", i.address)
+            loc = wave_location(o, "write that never lands", i.address)
             if (loc["file"], loc["line"]) not in seen_lines:
                 seen_lines.add((loc["file"], loc["line"]))
                 locs.append(loc)
@@ -589,7 +566,7 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
                    + f" at {place(program, pc).text()}"
                    + (": the only writers wait at a barrier these waves must reach first" if cause == "writer_blocked"
                       else ": replay ran every other wave on and none stores to it"))
-        out.append(Finding("spin_forever", cause, summary, [_wave_doc(x) for x in ws], locs,
+        out.append(Finding("spin_forever", cause, summary, [wave_doc(x) for x in ws], locs,
                            {"address": shown, "space": "local" if isinstance(address, tuple) else "global",
                             "value": value, "found_by": "replay"}))
     return out
@@ -619,13 +596,9 @@ def _acquire_scope(program, t, load) -> tuple[str, str]:
     the wave may be in a function its loop calls)."""
     processor = program.code_object_at(load.address).processor.split(":")[0]
     try:
-        from amddbg.replay.lift import lift_at
-
         insns = program.disassemble(load.address)
         op = lift_at(insns, processor, load.address)
         if op is not None and op.scope != "unknown":
-            from amddbg.replay.scopes import consistent_scope, widest_row
-
             scope, words = consistent_scope(op, "acquire")  # never narrower than the code may have been written with
             row = widest_row(op, scope, "acquire") or (op.rows[0] if op.rows else f"{op.order} {op.kind}")
             return scope, f"{words} ({row})"
@@ -661,23 +634,19 @@ def _writers(program, t, load) -> list:
         insns = program.disassemble(load.address)
     except AmddbgError:
         return []
-    want = _pointer_origin(insns, load)
+    want = pointer_origin(insns, load)
     ops = {}
     try:
-        from amddbg.replay.lift import lift
-
         for op in lift(insns, processor):
             ops[op.pc] = op
     except ImportError:
         pass
-    from amddbg.replay.scopes import consistent_scope
-
     out = []
     for i in insns:
         mem = i.memory
         if mem is None or not (mem.is_store or mem.is_atomic) or mem.space.value not in ("global", "flat"):
             continue
-        origin = _pointer_origin(insns, i)
+        origin = pointer_origin(insns, i)
         shown = want is not None and origin is not None
         if shown and origin != want:
             continue
@@ -759,8 +728,6 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
                  ) -> tuple[list[Finding], dict]:
     """Spinners that left their loop in the fully visible replay but whose own load cannot see the write; and the
     stale lines that keep them spinning ({core thread number: (address, bytes)}) for what-if replays."""
-    from amddbg.replay.replay import Assumption, replay
-
     groups: dict = {}
     for num, sp in spinners.items():
         if num not in r.left:
@@ -823,12 +790,12 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         t, sp = members[0][0], members[0][1]
         stale = {n: v for n, v in stale.items() if any(m[0].number == n for m in members)}
         pins.update(stale)
-        load_loc = _loc(t, "polling load", load_pc)
+        load_loc = wave_location(t, "polling load", load_pc)
         fix = [f"acquire:agent@{load_loc['file']}:{load_loc['line']}"] if load_loc.get("file") else []
         locs = [load_loc]
         wtext = []
         for i, words, narrow, _shown in writers:
-            loc = _loc(t, "write that never becomes visible", i.address)
+            loc = wave_location(t, "write that never becomes visible", i.address)
             if not any(x["line"] == loc["line"] and x["role"] == loc["role"] for x in locs):
                 locs.append(loc)
                 wtext.append(f"{place(program, i.address).text()} ({words})")
@@ -857,7 +824,7 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
                    + "; needs release and acquire at agent scope")
         if fixed is not None:
             summary += (f"; replay with {' and '.join(fix)}: the loop {'ends' if fixed else 'still spins'}")
-        findings.append(Finding("spin_forever", "not_visible", summary, [_wave_doc(m[0]) for m in members], locs,
+        findings.append(Finding("spin_forever", "not_visible", summary, [wave_doc(m[0]) for m in members], locs,
                                 {"address": f"{address:#x}", "variable": var, "value": now, "last_read": seen,
                                  "pinned": pinned,
                                  "load_scope": scope, "needed_scope": "agent", "fix": fix, "fix_verified": fixed}))

@@ -26,19 +26,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from amddbg.dwarf.values import lane_ranges
 from amddbg.errors import AmddbgError, UsageError
 from amddbg.isa.model import OperandKind
-from amddbg.replay.explain import (
-    Finding,
-    _argument_pointer,
-    _loc,
-    _loop_of,
-    _ranges,
-    _wave_doc,
-    _where,
-    variable_at,
-)
-from amddbg.replay.where import place
+from amddbg.replay.code import argument_pointer, lane_addresses, loop_of, pointer_origin, variable_at
+from amddbg.replay.findings import Finding
+from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
+from amddbg.replay.replay import Assumption, replay
+from amddbg.replay.where import place, wave_doc, wave_location, wave_where
 from amddbg.replay.wwm import program_exec
 from amddbg.session.threads import WaveState
 
@@ -65,14 +60,14 @@ def wave_activity(program, t) -> str:
     if t.state in (WaveState.HALTED, WaveState.RUNNING):
         loop, body = _poll_loop(program, t)
         if loop is None:
-            loop, body = _loop_of(program, t.pc)
+            loop, body = loop_of(program, t.pc)
         if loop is not None:
             polls = _memory_in(body) or [i for i in body if i.is_call]
             if polls:
                 kind = "a lock" if any(i.memory is not None and i.memory.is_atomic for i in polls) else "memory"
-                return f"spinning at {_where(t)} (a loop that polls {kind})"
-            return f"spinning at {_where(t)} (a loop that reads no memory)"
-    return f"{t.state} at {_where(t)}"
+                return f"spinning at {wave_where(t)} (a loop that polls {kind})"
+            return f"spinning at {wave_where(t)} (a loop that reads no memory)"
+    return f"{t.state} at {wave_where(t)}"
 
 
 # ------------------------------------------------------------------------------------------- register slices
@@ -197,12 +192,10 @@ def _source_load(insns, lo: int, regs: set[str], limit: int = 96):
 
 def _data_load(insns, load) -> bool:
     """A load of data through a pointer (not of a kernel argument from the kernarg segment): its base SGPR pair
-    was itself loaded (`_pointer_origin`), or its address is in VGPRs."""
-    from amddbg.replay.explain import _pointer_origin
-
+    was itself loaded (`pointer_origin`), or its address is in VGPRs."""
     if any(o.kind is OperandKind.VGPR and not o.is_dest and o.count == 2 for o in load.operands):
         return True
-    return _pointer_origin(insns, load) is not None
+    return pointer_origin(insns, load) is not None
 
 
 def _hoisted_load(insns, lo: int, conds: set[str], branches: int = 6):
@@ -284,8 +277,6 @@ def _replace(findings: list, new: Finding) -> None:
 
 def _polled(r, t, lo: int, hi: int, body) -> tuple[int | None, int | None]:
     """(pc, address) the wave polls in its loop: the access replay saw it repeat, else the saved registers'."""
-    from amddbg.replay.explain import _addresses
-
     seen = [(pc, a) for pc, a in r.loads.get(t.number, []) if lo <= pc <= hi]
     if not seen and any(i.is_call for i in body):  # -O0: the poll is in a function the loop calls
         seen = list(r.loads.get(t.number, []))
@@ -296,7 +287,7 @@ def _polled(r, t, lo: int, hi: int, body) -> tuple[int | None, int | None]:
         return next((x for x in ranked if variable_at(t.program, t, x[1])), ranked[0])
     for i in _memory_in(body):
         if i.memory.space.value in ("global", "flat"):
-            addrs = _addresses(t, i)
+            addrs = lane_addresses(t, i)
             if addrs:
                 return i.address, next(iter(addrs.values()))
     return None, None
@@ -310,7 +301,6 @@ def _alone(program, dispatch, t, *, pc: int | None = None, mask: int | None = No
     """A fresh machine from the core in which only wave `t` runs (the others are parked as ended), optionally from
     `pc` with EXEC = `mask`: (machine, wave) or None."""
     from amddbg.emu.wave import ENDED, READY
-    from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
 
     try:
         state = machine_from_program(program, dispatch=dispatch)
@@ -405,7 +395,7 @@ def _release_probe(program, dispatch, t, loop: tuple[int, int], body, exit_pc: i
 def _poll_loop(program, t):
     """The loop a wave polls in: the innermost loop at its PC that reads memory or calls a function (at -O0 a
     lock helper is a call), else the loop in a caller around the call the wave is in."""
-    loop, body = _loop_of(program, t.pc)
+    loop, body = loop_of(program, t.pc)
     if loop is not None and (_memory_in(body) or any(i.is_call for i in body)):
         return loop, body
     try:
@@ -415,7 +405,7 @@ def _poll_loop(program, t):
     for f in frames[1:3]:
         if getattr(f, "inline_depth", 0):
             continue
-        loop, body = _loop_of(program, f.pc)
+        loop, body = loop_of(program, f.pc)
         if loop is not None and any(i.is_call for i in body):
             return loop, body
     return None, []
@@ -452,10 +442,10 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
         if not holders:
             continue
         t0, _loop0, _body0, poll_pc = members[0]
-        docs = [_wave_doc(t) for t, *_ in members]
-        locs = [_loc(t0, "polling load", poll_pc)]
+        docs = [wave_doc(t) for t, *_ in members]
+        locs = [wave_location(t0, "polling load", poll_pc)]
         for h, _m, pc in holders:
-            loc = _loc(h, "write that never lands", pc)
+            loc = wave_location(h, "write that never lands", pc)
             if not any(x["role"] == loc["role"] and x["line"] == loc["line"] for x in locs):
                 locs.append(loc)
         value = _read_u32(program, address)
@@ -464,7 +454,7 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
         h, hmask, rpc = holders[0]
         rel = locs[-1]
         where = place(program, rpc).text()
-        lanes = _ranges(hmask, h.lanes)
+        lanes = lane_ranges(hmask, h.lanes)
         summary = (f"{_who(docs)} spin{_s(docs)} on {shown} at {place(program, poll_pc).text()}"
                    + (f" (value {value} in the core)" if value is not None else "")
                    + f": it is held by lane{'s' if '-' in lanes or ',' in lanes else ''} {lanes} of wave "
@@ -474,7 +464,7 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
                    "release it inside the loop)")
         details = {"address": f"{address:#x}", "value": value, "variable": var, "why": "same_wave",
                    "holders": [{"workgroup": list(x.workgroup or ()), "wave_in_group": x.wave_in_group,
-                                "lanes": _ranges(m, x.lanes), "thread": x.number} for x, m, _ in holders],
+                                "lanes": lane_ranges(m, x.lanes), "thread": x.number} for x, m, _ in holders],
                    "release": f"{rel.get('file')}:{rel.get('line')}", "found_by": "replay"}
         _replace(findings, Finding("spin_forever", "writer_blocked", summary, docs, locs, details))
 
@@ -492,7 +482,7 @@ def unexitable_loops(program, r, findings: list, dispatch, *, stayed_only: bool 
     for t in _threads(program, dispatch):
         if t.state in STOPPED or t.number in ended or t.number in done:
             continue
-        loop, body = _loop_of(program, t.pc)
+        loop, body = loop_of(program, t.pc)
         if loop is None:
             continue
         if stayed_only and not _stayed(r, t, loop):
@@ -514,8 +504,8 @@ def unexitable_loops(program, r, findings: list, dispatch, *, stayed_only: bool 
             (t, body, (src, anchor), reads))
     for (cause, (lo, hi), _src_pc), members in groups.items():
         t, body, src, reads = members[0]
-        docs = [_wave_doc(m[0]) for m in members]
-        loop_loc = _loc(t, "loop that cannot exit", hi)
+        docs = [wave_doc(m[0]) for m in members]
+        loop_loc = wave_location(t, "loop that cannot exit", hi)
         at = place(program, hi).text()
         if cause == "poll_hoisted":
             f = _hoisted(program, t, src, docs, loop_loc, at, members)  # src: (load, anchor)
@@ -545,7 +535,7 @@ def limit_findings(program, r, dispatch) -> list:
 def _load_address(program, t, load) -> int | None:
     """A load's address from the kernel-argument pointer it is based on and its immediate offset (the index
     register, if any, is taken as 0: a hoisted flag read is uniform)."""
-    base = _argument_pointer(program, t, load)
+    base = argument_pointer(program, t, load)
     if base is None:
         return None
     m = re.search(r"offset:(-?0x[0-9a-fA-F]+|-?\d+)", load.text) or re.search(r",\s*(0x[0-9a-fA-F]+|\d+)\s*$",
@@ -555,7 +545,7 @@ def _load_address(program, t, load) -> int | None:
 
 def _hoisted(program, t, found, docs, loop_loc, at, members) -> Finding:
     src, anchor = found
-    load_loc = _loc(t, "polling load", anchor.address)
+    load_loc = wave_location(t, "polling load", anchor.address)
     address = _load_address(program, t, src)
     var = variable_at(program, t, address) if address is not None else None
     value = _read_u32(program, address) if address is not None else None
@@ -588,7 +578,7 @@ def _folded(program, r, t, reads, docs, loop_loc, at, lo, hi) -> Finding:
     locs = [loop_loc]
     value = var = None
     if address is not None:
-        locs.insert(0, _loc(t, "polling load", pc))
+        locs.insert(0, wave_location(t, "polling load", pc))
         value = _read_u32(program, address)
         var = variable_at(program, t, address)
     name = (f"{var} at {address:#x}" if var else f"{address:#x}") if address is not None else None
@@ -648,8 +638,6 @@ def _compare_values(program, dispatch, t, lo: int, hi: int, steps: int = 600) ->
 def final_values(program, r, findings: list, dispatch, budget: int, info: dict) -> None:
     """`no_writer` spins whose polled value is final and not zero (someone wrote it: the loop waits for another
     value) become `never_true`, with the value replay finds would end the loop (or none)."""
-    from amddbg.replay.replay import Assumption, replay
-
     threads = {t.number: t for t in program.waves}
     for f in list(findings):
         if f.kind != "spin_forever" or f.cause != "no_writer":
@@ -657,7 +645,7 @@ def final_values(program, r, findings: list, dispatch, budget: int, info: dict) 
         t = threads.get(f.waves[0].get("thread"))
         if t is None:
             continue
-        loop, body = _loop_of(program, t.pc)
+        loop, body = loop_of(program, t.pc)
         if loop is None:
             continue
         pc, seen_at = _polled(r, t, loop[0], loop[1], body)
@@ -665,7 +653,8 @@ def final_values(program, r, findings: list, dispatch, budget: int, info: dict) 
             # the address the wave really polls in replay (-O0 code computes it from values on the stack)
             var = variable_at(program, t, seen_at)
             f.details.update(address=f"{seen_at:#x}", value=_read_u32(program, seen_at), variable=var)
-            f.locations = [_loc(t, "polling load", pc)] + [x for x in f.locations if x["role"] != "polling load"]
+            f.locations = [wave_location(t, "polling load", pc)] + [x for x in f.locations
+                                                                    if x["role"] != "polling load"]
         if not str(f.details.get("address", "")).startswith("0x") or not f.details.get("value"):
             continue
         address, value = int(f.details["address"], 16), f.details["value"]
@@ -734,8 +723,6 @@ def blocked_writes(program, findings: list, dispatch, budget: int, info: dict) -
     ahead of the waiting waves whose address it cannot compute (at -O0 all of them, so the next store in program
     order); a what-if replay with the barriers they wait at removed shows which of them stores to the polled
     address."""
-    from amddbg.replay.replay import Assumption, replay
-
     bars = sorted({(x["file"], x["line"]) for f in findings if f.kind == "barrier_deadlock" for x in f.locations
                    if x["role"] == "waiting at barrier" and x.get("file") and x.get("line")})
     spins = [f for f in findings if f.kind == "spin_forever" and f.cause == "writer_blocked" and
@@ -759,7 +746,7 @@ def blocked_writes(program, findings: list, dispatch, budget: int, info: dict) -
             continue
         locs = []
         for n, pc in hits:
-            loc = _loc(threads[n], "write that never lands", pc)
+            loc = wave_location(threads[n], "write that never lands", pc)
             if not any(x["line"] == loc["line"] for x in locs):
                 locs.append(loc)
         f.locations = [x for x in f.locations if x["role"] != "write that never lands"] + locs

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import os
 
+from amddbg.replay.findings import Finding
+from amddbg.replay.replay import Assumption, replay
+from amddbg.replay.where import place, wave_location, who
+
 
 def _key(w: dict) -> tuple:
     return tuple(w.get("workgroup") or ()), w.get("wave_in_group")
@@ -20,8 +24,6 @@ def _key(w: dict) -> tuple:
 
 def _at(loc: dict, program=None) -> str:
     if program is not None and loc.get("pc"):
-        from amddbg.replay.where import place
-
         return place(program, int(loc["pc"], 16)).text()
     return f"{os.path.basename(loc['file'])}:{loc['line']}" if loc.get("file") else loc.get("pc", "?")
 
@@ -40,8 +42,6 @@ def _who(ws: list) -> str:
     """Waves of a finding (JSON wave documents) named as everywhere in explain: workgroup, waves, thread ids."""
     from types import SimpleNamespace
 
-    from amddbg.replay.where import who
-
     return who(SimpleNamespace(workgroup=tuple(w.get("workgroup") or ()), wave_in_group=w.get("wave_in_group"),
                                number=w.get("thread")) for w in ws)
 
@@ -51,8 +51,6 @@ def merge_cycles(findings: list, program=None) -> list:
     `barrier_deadlock` finding per (barrier, poll, write) that states the cycle, with the barrier's, the poll's and
     the write's locations (each with its inlined call sites). The spin finding stays, for its own details. With
     `program`, the summary names the user's lines through inlining (`where.place`)."""
-    from amddbg.replay.explain import Finding
-
     bars = [f for f in findings if f.kind == "barrier_deadlock" and f.details.get("arrived") is not None
             and not f.details.get("cycle")]
     spins = [f for f in findings if f.kind == "spin_forever" and f.cause == "writer_blocked"]
@@ -126,8 +124,6 @@ def group_barriers(findings: list) -> list:
     """Barrier deadlocks that are the same in several workgroups (same barrier, same places the missing waves are,
     same cause) become one finding naming the workgroups: a grid barrier's every workgroup waits at its
     __syncthreads() for the wave that polls the grid's count."""
-    from amddbg.replay.explain import Finding
-
     groups: dict[tuple, list] = {}
     order: list = []
     for f in findings:
@@ -175,8 +171,6 @@ def cycle_writes(program, findings: list, dispatch, budget: int, info: dict, sym
     what-if with the barrier removed (`skip-barrier@LINE`): the waiters run on, and the PCs that then write the flag
     are the writes that never land. Keeps the scan's list when the what-if shows none."""
     from amddbg.errors import AmddbgError, UsageError
-    from amddbg.replay.explain import _loc
-    from amddbg.replay.replay import Assumption, replay
 
     bars = [f for f in findings if f.kind == "barrier_deadlock"]
     threads = {t.number: t for t in program.waves}
@@ -211,7 +205,7 @@ def cycle_writes(program, findings: list, dispatch, budget: int, info: dict, sym
             continue
         writes = []
         for pc in hits:
-            w = _loc(waiter, "write that never lands", pc)
+            w = wave_location(waiter, "write that never lands", pc)
             if not any(x["line"] == w["line"] and x["file"] == w["file"] for x in writes):
                 writes.append(w)
         if s.cause == "no_writer":  # the only writers wait at the barrier: a cycle after all

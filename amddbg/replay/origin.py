@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from amddbg.errors import AmddbgError
 from amddbg.isa.model import OperandKind
+from amddbg.replay.code import argument_at, lane_addresses, pointer_arguments, reg_written, variable_at
 
 NULL_PAGE = 1 << 16  # addresses below it come from a NULL pointer plus an offset
 _POINTER_LOADS = ("global_load_dwordx2", "flat_load_dwordx2", "global_load_b64", "flat_load_b64",
@@ -96,12 +97,10 @@ def _loaded_pointer(program, t, lane, load, between, address: int) -> str | None
     """Name the memory the access's pointer was loaded from: by the load's own address when its registers still
     hold it; else by the pointer value (the load's destination registers, or NULL for an address in the NULL
     page) found in exactly one slot of the pointer-to-pointer arguments' memory; else the array alone."""
-    from amddbg.replay.explain import _addresses, _reg_written, variable_at
-
     if load.mnemonic.startswith("s_"):
         return None  # a scalar load of a pointer reads a kernel argument (or a uniform one): the argument itself
-    if not any(_reg_written(between, o) for o in _address_operands(load)):
-        addrs = _addresses(t, load)
+    if not any(reg_written(between, o) for o in _address_operands(load)):
+        addrs = lane_addresses(t, load)
         if addrs:
             where = addrs.get(lane) if lane in addrs else next(iter(addrs.values()))
             name = variable_at(program, t, where)
@@ -109,7 +108,7 @@ def _loaded_pointer(program, t, lane, load, between, address: int) -> str | None
                 return f"the pointer comes from {name}, which is {_value_text(_read64(program, where))}"
     value = 0 if address < NULL_PAGE else None
     dest = next((o for o in load.operands if o.is_dest), None)
-    if dest is not None and dest.count == 2 and dest.kind is OperandKind.VGPR and not _reg_written(between, dest):
+    if dest is not None and dest.count == 2 and dest.kind is OperandKind.VGPR and not reg_written(between, dest):
         try:
             regs = t.registers
             ln = lane if lane is not None else (t.active_lanes or [0])[0]
@@ -129,10 +128,8 @@ def _loaded_pointer(program, t, lane, load, between, address: int) -> str | None
 
 def _argument_base(program, t, load, between) -> str | None:
     """The pointer argument a load's SGPR base (`global_load ... vN, s[0:1]`) still holds, by name."""
-    from amddbg.replay.explain import _reg_written, pointer_arguments
-
     sbase = next((o for o in load.operands if not o.is_dest and o.kind is OperandKind.SGPR and o.count == 2), None)
-    if sbase is None or _reg_written([load, *between], sbase):
+    if sbase is None or reg_written([load, *between], sbase):
         return None  # the base register no longer holds what the load read from (the load itself may reuse it)
     try:
         regs = t.registers
@@ -145,8 +142,6 @@ def _argument_base(program, t, load, between) -> str | None:
 def _pointer_slots(program, t, value: int, *, limit: int = 1 << 16) -> list[str]:
     """`table[3]`-style names of the 8-byte slots holding `value` in the memory of the arguments that point to
     pointers (at most `limit` bytes each, up to the first unmapped page)."""
-    from amddbg.replay.explain import pointer_arguments
-
     out = []
     for param, base in pointer_arguments(program, t):
         pointee = getattr(getattr(param, "type", None), "target", None)
@@ -181,8 +176,6 @@ def _value_text(value: int | None) -> str:
 def _past_the_end(program, t, address: int, *, window: int = 1 << 20) -> str | None:
     """`offsets[1024], the first element past the end of the memory of offsets` when `address` is in the first
     unmapped page after the mapped extent of the argument buffer below it."""
-    from amddbg.replay.explain import argument_at
-
     hit = argument_at(program, t, address, window=window)
     if hit is None:
         return None

@@ -10,6 +10,7 @@ and a store replay saw write the flag is one, wherever it is.
 from __future__ import annotations
 
 from amddbg.errors import AmddbgError
+from amddbg.replay.lift import NotSupported, lift_at
 
 
 def seen_writers(program, load, writers: list, r, address: int) -> list:
@@ -57,8 +58,6 @@ def seen_writers(program, load, writers: list, r, address: int) -> list:
 
 def _scope_at(program, pc: int) -> str:
     """The scope of the memory-model operation the instruction at `pc` belongs to."""
-    from amddbg.replay.lift import NotSupported, lift_at
-
     lco = program.code_object_at(pc)
     if lco is None:
         return "unknown"

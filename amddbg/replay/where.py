@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 
 from amddbg.errors import AmddbgError
+from amddbg.replay.code import loop_of
+from amddbg.replay.wwm import program_exec
 
 
 @dataclass(frozen=True)
@@ -93,9 +95,7 @@ def _place(program, pc: int) -> Place:
 def _loop_naming(program, pc: int) -> Place | None:
     """Loop overhead at `pc` (a line-0 row inside the innermost backward-branch loop): the loop's first real line
     and its line span in that line's file and function."""
-    from amddbg.replay.explain import _loop_of
-
-    bounds, body = _loop_of(program, pc)
+    bounds, body = loop_of(program, pc)
     if bounds is None:
         return None
     first = None
@@ -146,6 +146,31 @@ def wave_place(t, pc: int | None = None) -> Place:
         return p
     outer = [(f.function, f.file, f.line or None) for f in frames[len(p.chain):] if f.file and f.line]
     return Place(p.pc, p.chain + tuple(outer), p.loop, p.generated) if outer else p
+
+
+def wave_where(t, pc: int | None = None) -> str:
+    """The user's line for a wave's PC (default: where the wave is): the outermost line of its inlined chain, the
+    helpers' lines as detail."""
+    if pc is None or pc == wave_pc(t):
+        return wave_place(t).text()
+    return place(t.program, pc).text()
+
+
+def wave_location(t, role: str, pc: int | None = None) -> dict:
+    """The innermost source location of `pc` (default: the wave's PC; then its callers too, as `bt` shows
+    them), never line 0."""
+    if pc is None or pc == wave_pc(t):
+        return location(t.program, role, wave_pc(t), wave_place(t))
+    return location(t.program, role, pc)
+
+
+def wave_doc(t) -> dict:
+    """A wave as a finding's JSON lists it: workgroup, wave in group, the lanes the program runs (not the
+    whole-wave-mode EXEC of spill code, amddbg.replay.wwm), `info threads` id and target id."""
+    from amddbg.dwarf.values import lane_ranges
+
+    return {"workgroup": list(t.workgroup) if t.workgroup else None, "wave_in_group": t.wave_in_group,
+            "lanes": lane_ranges(program_exec(t), t.lanes), "thread": t.number, "target_id": t.target_id}
 
 
 def location(program, role: str, pc: int, place_: Place | None = None) -> dict:

@@ -196,11 +196,17 @@ def _pack_struct(spec: ArgSpec, a, i: int, named: dict | None) -> bytes:
     for (t, v), off in zip(spec.value, offsets, strict=True):
         if t == "ptr" and isinstance(v, str):
             v = _resolve(v[1:], named, i)
-        fmt, n = STRUCT_TYPES[t]
-        if isinstance(v, int) and fmt.islower() and v >= 1 << (8 * n - 1):
-            v -= 1 << (8 * n)
-        struct.pack_into("<" + fmt, out, off, v)
+        _pack_number(out, off, t, v)
     return bytes(out)
+
+
+def _pack_number(out: bytearray, offset: int, t: str, v) -> None:
+    """Write one scalar of type `t` (a TYPES or STRUCT_TYPES name) at `offset`; a signed type accepts its unsigned
+    spelling too (``i32:0xffffffff`` is -1), as _check_range allowed it."""
+    fmt, n = STRUCT_TYPES[t]
+    if isinstance(v, int) and fmt.islower() and v >= 1 << (8 * n - 1):
+        v -= 1 << (8 * n)
+    struct.pack_into("<" + fmt, out, offset, v)
 
 
 def lay_out_kernargs(machine, kernel, specs, *, grid, block, queue, packet, size, dynamic_lds=0, named=None):
@@ -249,14 +255,11 @@ def lay_out_kernargs(machine, kernel, specs, *, grid, block, queue, packet, size
             if s.kind != "scalar":
                 raise EmulatorError(f"argument {i} is passed by value ({a.size} bytes): give TYPE:VALUE, "
                                     "struct:TYPE=V,... or bytes:HEX")
-            fmt, n = TYPES[s.type]
+            n = TYPES[s.type][1]
             if n != a.size:
                 hint = "; a struct is struct:TYPE=V,... or bytes:HEX" if a.size not in (1, 2, 4, 8) else ""
                 raise EmulatorError(f"argument {i} is {a.size} bytes; {s.type} is {n}{hint}")
-            v = s.value
-            if isinstance(v, int) and fmt.islower() and v >= 1 << (8 * n - 1):
-                v -= 1 << (8 * n)
-            struct.pack_into("<" + fmt, buf, a.offset, v)
+            _pack_number(buf, a.offset, s.type, s.value)
     counts = [(grid[d] + block[d] - 1) // block[d] for d in range(3)]
     remainders = [grid[d] % block[d] for d in range(3)]
     dims = 3 if grid[2] > 1 else 2 if grid[1] > 1 else 1

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from amddbg.dwarf.demangle import plain_name
-from amddbg.errors import AmddbgError, NotSupported, Unavailable, UsageError
+from amddbg.errors import AmddbgError, Unavailable, UsageError
 from amddbg.repl import render
 from amddbg.textsafe import safe, safe_output
 
@@ -333,11 +333,7 @@ class Debugger:
                 self.out(line)
 
     def cmd_explain(self, args: str) -> None:
-        try:
-            from amddbg.replay import explain as explain_mod  # noqa: F401
-        except ImportError:
-            raise NotSupported("explain: the hang explainer (amddbg explain) is not built yet") from None
-        from amddbg.repl.explain_cmd import run_explain
+        from amddbg.repl.explain_cmd import run_explain  # imported on use: the replay engine is heavy
 
         run_explain(self, args)
 
@@ -728,10 +724,8 @@ class Debugger:
                 self.out(f"{'':<{width}}registered: {safe(', '.join(r['registered']))}")
 
     def info_barriers(self, args: str) -> None:
-        try:
-            from amddbg.repl.explain_cmd import run_info_barriers
-        except ImportError:
-            raise NotSupported("info barriers: needs the hang explainer (amddbg explain), not built yet") from None
+        from amddbg.repl.explain_cmd import run_info_barriers  # imported on use: the replay engine is heavy
+
         run_info_barriers(self, args)
 
     def cmd_lanes(self, args: str) -> None:
@@ -935,15 +929,7 @@ class Debugger:
                 if not targets:
                     raise UsageError(warn[len("warning: "):])
                 self.out(warn)
-        flags = set()
-        while i < len(words) and words[i] in ("-q", "-c", "-s", "--"):
-            i += 1
-            if words[i - 1] == "--":
-                break
-            flags.add(words[i - 1])
-        cmd = " ".join(words[i:])
-        if not cmd:
-            raise UsageError("Please specify a command following the thread ID list")
+        flags, cmd = _apply_flags(words, i, "thread")
         saved = (self.program.focus.thread, self.program.focus.lane, self.program.focus.frame_level)
         try:
             for t in targets:
@@ -951,16 +937,21 @@ class Debugger:
                 if not self.json_mode and "-q" not in flags:
                     self.out("")
                     self.out(render.thread_header(t))
-                try:
-                    self.execute(cmd)
-                except AmddbgError as exc:
-                    if "-s" in flags:
-                        continue
-                    if "-c" not in flags:
-                        raise
-                    self.out(safe(exc.user_message()))
+                self._apply_one(cmd, flags)
         finally:
             self.program.focus.thread, self.program.focus.lane, self.program.focus.frame_level = saved
+
+    def _apply_one(self, cmd: str, flags: set) -> None:
+        """One step of `thread apply`/`lane apply`: -s skips a failing command silently, -c prints its error and
+        goes on, neither stops the loop at the first error (gdb's rules)."""
+        try:
+            self.execute(cmd)
+        except AmddbgError as exc:
+            if "-s" in flags:
+                return
+            if "-c" not in flags:
+                raise
+            self.out(safe(exc.user_message()))
 
     def cmd_lane(self, args: str) -> None:
         t = self.thread()
@@ -1002,15 +993,7 @@ class Debugger:
                 i += 1
             if not lanes:
                 raise UsageError(f"Invalid lane ID: {words[0]}")
-        flags = set()
-        while i < len(words) and words[i] in ("-q", "-c", "-s", "--"):
-            i += 1
-            if words[i - 1] == "--":
-                break
-            flags.add(words[i - 1])
-        cmd = " ".join(words[i:])
-        if not cmd:
-            raise UsageError("Please specify a command following the lane ID list")
+        flags, cmd = _apply_flags(words, i, "lane")
         from amddbg.session.scope import ProgramScope
 
         saved = self.program.focus.lane
@@ -1022,14 +1005,7 @@ class Debugger:
                     pos = ProgramScope(self.program, f, ln).lane_position() if f is not None else None
                     self.out("")
                     self.out(f"Lane {ln} ({safe(_lane_target_id(t, ln, pos))}):")
-                try:
-                    self.execute(cmd)
-                except AmddbgError as exc:
-                    if "-s" in flags:
-                        continue
-                    if "-c" not in flags:
-                        raise
-                    self.out(safe(exc.user_message()))
+                self._apply_one(cmd, flags)
         finally:
             self.program.select_lane(saved)
 
@@ -1471,3 +1447,17 @@ INFO_SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = ["Command", "Debugger", "INFO_SUBCOMMANDS", "Quit", "shlex"]
+
+
+def _apply_flags(words: list[str], i: int, what: str) -> tuple[set, str]:
+    """The flags (-q, -c, -s; `--` ends them) after an apply command's ID list at words[i], and the command."""
+    flags = set()
+    while i < len(words) and words[i] in ("-q", "-c", "-s", "--"):
+        i += 1
+        if words[i - 1] == "--":
+            break
+        flags.add(words[i - 1])
+    cmd = " ".join(words[i:])
+    if not cmd:
+        raise UsageError(f"Please specify a command following the {what} ID list")
+    return flags, cmd

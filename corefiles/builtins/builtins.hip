@@ -1,8 +1,8 @@
 // Coverage probe: the HIP builtins and idioms kernels commonly use (half/bf16 and f64 math, conversions, bit ops,
 // med3/frexp/ldexp, wave permutes and DPP, global and LDS atomics of every width, transcendentals and powf,
 // 64-bit integer division, jump tables, function pointers, dynamic private indexing, clocks, packed dot products),
-// compiled for every emulated target by build.py; tests/emu/test_builtins.py checks that every instruction they
-// compile to has semantics, that every kernel runs to its end, and the integer kernels against host twins.
+// compiled for every emulated target (gfx1250 too) by build.py; tests/emu/test_builtins.py checks that every
+// instruction they compile to has semantics, that every kernel runs to its end, and the integer kernels' results.
 // Header-free HIP (built with -nogpulib -nogpuinc, as corefiles/oracle).
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -22,7 +22,11 @@ __device__ static inline u32 tid() { return __builtin_amdgcn_workitem_id_x(); }
 
 __global__ void k_fdot2(const half2 *a, const half2 *b, float *out) {
   u32 i = tid();
+#if defined(__gfx1250__)  // no f16 dot product on GFX12.5 (no dot10-insts): the same sum, each step exact here
+  out[i] = (float)a[i].x * (float)b[i].x + (float)a[i].y * (float)b[i].y + out[i];
+#else
   out[i] = __builtin_amdgcn_fdot2(a[i], b[i], out[i], false);
+#endif
 }
 __global__ void k_half_math(const half *a, const half *b, half *out) {
   u32 i = tid();

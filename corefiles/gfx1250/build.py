@@ -1,16 +1,14 @@
 #!/usr/bin/env python3
-"""Rebuild the gfx1250 (GFX12.5) objects of the differential-oracle corpus (corefiles/oracle) with clang-22.
+"""Rebuild the gfx1250-only (GFX12.5) kernels beside this script with clang-22.
 
     python3 corefiles/gfx1250/build.py            # rebuild every object beside this script
     python3 corefiles/gfx1250/build.py --check    # rebuild into a temp dir and compare the bytes
 
-Why a corpus of its own: corefiles/oracle/build.py's matrix is two compilers x four targets x two wave sizes (24
-objects per source), and gfx1250 has one compiler (clang-19 does not know it) and one wave size (wave32 only:
-clang-22 rejects -mwavefrontsize64). The command line is exactly oracle/build.py's `command()` for the same source,
-run in the source's folder, so the DWARF and the bytes reproduce the same way. Objects:
-``oracle-llvm22-gfx1250-w32-O{0,2}.co``. corefiles/builtins/builtins.hip is not built here: clang-22 rejects it
-for gfx1250 (`__builtin_amdgcn_fdot2` needs dot10-insts, which gfx1250 lacks). ``scratch.hip`` (here) is built
-the same way: generic pointers to a lane's own and to lane 0's stack (globally accessible scratch).
+The oracle and builtins corpora build gfx1250 in their own matrices now (corefiles/oracle/build.py: clang-22,
+wave32, since clang-19 does not know gfx1250 and clang-22 rejects wave64 for it). What stays here is code only
+GFX12.5 runs: ``scratch.hip`` (generic pointers to a lane's own and to lane 0's stack: globally accessible
+scratch), built with exactly oracle/build.py's `command()` in this folder, so the DWARF and the bytes reproduce the
+same way. Objects: ``scratch-llvm22-gfx1250-w32-O{0,2}.co``.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CORPORA = ("oracle",)
 OPTS = ("O0", "O2")
 
 
@@ -38,12 +35,6 @@ def _oracle_build():
 def build_into(dest: Path) -> list[str]:
     ob = _oracle_build()
     made = []
-    for corpus in CORPORA:
-        for opt in OPTS:
-            name = ob.object_name("22", "gfx1250", 32, opt, corpus)
-            subprocess.run(ob.command("22", "gfx1250", 32, opt, dest / name, corpus), cwd=HERE.parent / corpus,
-                           check=True, capture_output=True, text=True)
-            made.append(name)
     for opt in OPTS:  # scratch.hip lives here
         name = ob.object_name("22", "gfx1250", 32, opt, "scratch")
         subprocess.run(ob.command("22", "gfx1250", 32, opt, dest / name, "scratch"), cwd=HERE, check=True,

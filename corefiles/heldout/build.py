@@ -29,4 +29,6 @@ def _oracle_build():
 
 
 if __name__ == "__main__":
-    raise SystemExit(_oracle_build().main("heldout", __doc__.splitlines()[1]))
+    ob = _oracle_build()
+    # gfx1250 objects of this corpus are not checked in (its tests glob the folder): the four older targets
+    raise SystemExit(ob.main("heldout", __doc__.splitlines()[1], targets=ob.PRE_GFX1250))

@@ -1,5 +1,6 @@
 """Builtins coverage probe (corefiles/builtins/builtins.hip): the HIP builtins and idioms kernels commonly use,
-built by clang-19 and clang-22 for gfx90a, gfx942, gfx1100 and gfx1200 (wave32 and wave64) at -O0 and -O2.
+built by clang-19 and clang-22 for gfx90a, gfx942, gfx1100 and gfx1200 (wave32 and wave64) and by clang-22 for
+gfx1250 (wave32 only; clang-19 does not know it), at -O0 and -O2.
 
 Three questions per object: does every instruction clang emitted have semantics (an instruction without them would
 stop a user's kernel as unsupported), does every kernel run to its end on ordinary inputs, and do the integer
@@ -25,7 +26,8 @@ from amddbg.emu.semantics import lookup
 
 BUILTINS = Path(__file__).resolve().parents[2] / "corefiles" / "builtins"
 OBJECTS = sorted(BUILTINS.glob("builtins-llvm*.co"))
-DEFAULT = {"builtins-llvm22-gfx90a-w64-O2.co", "builtins-llvm19-gfx1100-w64-O0.co", "builtins-llvm22-gfx1200-w32-O2.co"}
+DEFAULT = {"builtins-llvm22-gfx90a-w64-O2.co", "builtins-llvm19-gfx1100-w64-O0.co", "builtins-llvm22-gfx1200-w32-O2.co",
+           "builtins-llvm22-gfx1250-w32-O2.co"}
 LIMIT = int(os.environ.get("AMDDBG_SLOW_LIMIT", "0") or 0)
 M32, M64 = 0xFFFFFFFF, (1 << 64) - 1
 
@@ -43,7 +45,9 @@ def _lanes(p: Path) -> int:
 
 
 def test_the_probe_is_built_for_every_target():
-    assert len(OBJECTS) == 24 and DEFAULT <= {p.name for p in OBJECTS}
+    assert len(OBJECTS) == 26 and DEFAULT <= {p.name for p in OBJECTS}
+    assert {p.name for p in OBJECTS if "gfx1250" in p.name} == {"builtins-llvm22-gfx1250-w32-O0.co",
+                                                                 "builtins-llvm22-gfx1250-w32-O2.co"}
 
 
 @pytest.mark.parametrize("path", OBJECTS, ids=lambda p: p.stem[len("builtins-"):])

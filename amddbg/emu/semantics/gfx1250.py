@@ -119,3 +119,76 @@ def v_bitop2_b32(ctx, insn):
     w = ctx.wave
     a, b = (read_vector(w, o) for o in _plain(insn)[:2])
     dst(ctx, insn, _bitop3(_bitop3_table(insn), a, b, np.zeros_like(a)))
+
+
+# -- add then min/max (v_add_{min,max}_{i32,u32}, v_pk_add_{min,max}_{i16,u16})
+# The add saturates: LLVM 22 selects these only for `llvm.{s,u}add.sat` feeding smin/smax/umin/umax (a wrapping
+# `add` + `smax` stays v_add_nc_u32 + v_max_i32: checked with llc-22 -mcpu=gfx1250), so D = min/max(sat(S0 + S1),
+# S2) per 32-bit value or per 16-bit half. The clamp bit's meaning is not settled here: a clamped form stops.
+
+_I32 = (-(1 << 31), (1 << 31) - 1)
+
+
+def _add_minmax32(signed: bool, is_max: bool):
+    def run(ctx, insn):
+        w = ctx.wave
+        a, b, c = (read_vector(w, o).astype(np.int64) for o in _plain(insn)[:3])
+        if signed:
+            a, b, c = (np.where(x >> 31, x - (1 << 32), x) for x in (a, b, c))
+            s = np.clip(a + b, *_I32)
+        else:
+            s = np.minimum(a + b, 0xFFFFFFFF)
+        r = np.maximum(s, c) if is_max else np.minimum(s, c)
+        dst(ctx, insn, (r & 0xFFFFFFFF).astype(U32))
+
+    return run
+
+
+semantic("v_add_min_i32")(_add_minmax32(True, False))
+semantic("v_add_max_i32")(_add_minmax32(True, True))
+semantic("v_add_min_u32")(_add_minmax32(False, False))
+semantic("v_add_max_u32")(_add_minmax32(False, True))
+
+
+def _pk_add_minmax(signed: bool, is_max: bool):
+    from amddbg.emu.semantics.vfloat import _pk_int
+
+    lo, hi = (-(1 << 15), (1 << 15) - 1) if signed else (0, 0xFFFF)
+    pick = np.maximum if is_max else np.minimum
+    return _pk_int(lambda a, b, c: pick(np.clip(a + b, lo, hi), c), 3, signed, sat=False)  # clamp: stops
+
+
+semantic("v_pk_add_min_i16")(_pk_add_minmax(True, False))
+semantic("v_pk_add_max_i16")(_pk_add_minmax(True, True))
+semantic("v_pk_add_min_u16")(_pk_add_minmax(False, False))
+semantic("v_pk_add_max_u16")(_pk_add_minmax(False, True))
+
+
+# -- conversions and counters
+
+
+@semantic("v_cvt_pk_bf16_f32")
+def v_cvt_pk_bf16_f32(ctx, insn):
+    """D[15:0] = bf16(S0.f32), D[31:16] = bf16(S1.f32), rounded to nearest even (what clang-22 emits for a
+    `(__bf16)f` store on GFX12.5); a NaN stays a NaN, quieted. Another MODE rounding stops, as do modifiers."""
+    from amddbg.emu.semantics.vfloat import _rnd
+
+    if _rnd(ctx, 32):
+        raise Unsupported(f"{insn.text} (bf16 conversion under a directed rounding mode)", insn.address)
+    w = ctx.wave
+    out = []
+    for o in _plain(insn)[:2]:
+        u = read_vector(w, o, 32, "f").astype(U64)
+        nan = (u & U64(0x7FFFFFFF)) > U64(0x7F800000)
+        r = (u + U64(0x7FFF) + ((u >> U64(16)) & U64(1))) >> U64(16)
+        out.append(np.where(nan, (u >> U64(16)) | U64(0x40), r) & U64(0xFFFF))
+    dst(ctx, insn, (out[0] | (out[1] << U64(16))).astype(U32))
+
+
+@semantic("s_get_shader_cycles_u64")
+def s_get_shader_cycles_u64(ctx, insn):
+    """The 64-bit shader cycle counter (clang-22's `__builtin_readcyclecounter` on GFX12.5): the machine's clock,
+    as s_memtime and the realtime message read it."""
+    from amddbg.emu.semantics.salu import _dst
+
+    _dst(ctx, insn, ctx.machine.clock, 64)

@@ -1167,6 +1167,27 @@ def _fminmax(is_min: bool):
     return fn
 
 
+def _fminmax_num(is_min: bool):
+    """GFX12+ `*_min_num_*`/`*_max_num_*` atomics (global, flat, LDS; f32 and, on GFX12.5, f64): IEEE 754-2019
+    minimumNumber/maximumNumber, what LLVM lowers `atomicrmw fmin/fmax` (llvm.minnum semantics) to on these
+    targets, and what the VALU's v_min_num/v_max_num do here (vfloat._minmax): a NaN loses to a number, two NaNs
+    give DATA quieted, and -0 < +0. The older spellings (min_f32, min_f64, fmin) keep `_fminmax`'s raw compare."""
+
+    def fn(o: int, s: int, bits: int) -> int:
+        a, b = _fval(s, bits), _fval(o, bits)
+        quiet = 1 << (22 if bits == 32 else 51)
+        if a != a:
+            return (s | quiet) if b != b else o
+        if b != b:
+            return s
+        if a == 0 and b == 0:  # signed zeros: the sign bit decides
+            sa, sb = s >> (bits - 1) & 1, o >> (bits - 1) & 1
+            return s if (sa and not sb) == is_min and sa != sb else o
+        return s if (a < b if is_min else a > b) else o
+
+    return fn
+
+
 def _fadd(o: int, s: int, bits: int) -> int:
     if bits == 64:
         return struct.unpack("<Q", struct.pack("<d", struct.unpack("<d", o.to_bytes(8, "little"))[0]
@@ -1307,9 +1328,10 @@ _ATOMIC_NAMES += ["sub_u64", "and_b64", "or_b64", "xor_b64", "min_i64", "max_i64
                   "dec_u64"]
 _ATOM.update({"min_u64": _ATOM["umin"], "max_u64": _ATOM["umax"], "min_i64": _ATOM["smin"], "max_i64": _ATOM["smax"]})
 # float min/max: GFX10 fmin/fmax(_x2), gfx90a/gfx94x/GFX11 min/max_f32/_f64, GFX12 min/max_num_f32
+# (the _num forms, GFX12's f32 and GFX12.5's f64, are minimumNumber/maximumNumber: _fminmax_num)
 _FMINMAX = {"fmin": True, "fmax": False, "min_f32": True, "max_f32": False, "min_f64": True, "max_f64": False,
-            "min_num_f32": True, "max_num_f32": False}
-_ATOM.update({_n: _fminmax(_m) for _n, _m in _FMINMAX.items()})
+            "min_num_f32": True, "max_num_f32": False, "min_num_f64": True, "max_num_f64": False}
+_ATOM.update({_n: (_fminmax_num if "_num_" in _n else _fminmax)(_m) for _n, _m in _FMINMAX.items()})
 _ATOMIC_NAMES += list(_FMINMAX)
 for _n in _ATOMIC_NAMES:
     for _pfx, _sp in (("global", "global"), ("flat", "flat")):
@@ -1806,8 +1828,6 @@ for _n in ("min_i64", "max_i64", "min_u64", "max_u64"):  # 64-bit LDS min/max (d
 semantic("ds_storexchg_rtn_b32", "ds_storexchg_rtn_b64")(_ds_atomic)
 for _n in ("min_f32", "max_f32", "min_f64", "max_f64", "min_num_f32", "max_num_f32", "min_num_f64", "max_num_f64"):
     semantic(f"ds_{_n}", f"ds_{_n[:3]}_rtn{_n[3:]}")(_ds_atomic)
-_FMINMAX.update({"min_num_f64": True, "max_num_f64": False})
-_ATOM.update({_n: _fminmax(_FMINMAX[_n]) for _n in ("min_num_f64", "max_num_f64")})
 
 
 @semantic("ds_bpermute_b32", "ds_permute_b32")

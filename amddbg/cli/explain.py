@@ -94,6 +94,7 @@ def core_groups(paths: list[str]) -> tuple[list[list[str]], list[str]]:
 
 def run(args: argparse.Namespace) -> int:
     import amddbg
+    from amddbg.core.pairing import NOT_A_PAIR
     from amddbg.plugins import load_plugins
     from amddbg.replay.explain import explain_program
     from amddbg.replay.replay import Assumption
@@ -109,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
         prog = amddbg.open(files, sysroot=args.sysroot, solib_search_path=args.solib_search_path)
         try:
             exp = explain_program(prog, dispatch=args.dispatch, assume=assume, budget=args.budget)
-            host_notes += [w for w in prog.warnings if HOST_FILE_NOTICE in w and w not in host_notes]
+            host_notes += [w for w in prog.warnings if (HOST_FILE_NOTICE in w or NOT_A_PAIR in w)
+                           and w not in host_notes]
             doc = exp.to_json()
             if args.json and plugins.plugins:
                 doc["plugins"] = {"matches": [{"rule": rule, "pattern": m.pattern, "advice": m.advice,
@@ -124,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         results.append((files[0], exp, doc, text))
     for n in notes:
         print(f"amddbg: {safe(n)}", file=sys.stderr)
-    for n in host_notes:  # the REPL's notice: code objects read from host files a core named
+    for n in host_notes:  # the REPL's notices: code objects read from host files a core named, a mismatched pair
         print(f"amddbg: warning: {safe(n)}", file=sys.stderr)
     code = max((exp.exit_code for _f, exp, _d, _t in results), key=lambda c: (c != 0, c))
     if args.json:

@@ -1,5 +1,5 @@
 """`amddbg run CODEOBJ --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]... [--dynamic-lds BYTES]
-[--global NAME=TYPE:COUNT[:INIT]]... [--json] [--core OUT [--layout split|unified]] [--max-instructions N]
+[--global NAME=TYPE:COUNT[:INIT]]... [--json] [--core OUT [--layout split|unified|pair]] [--max-instructions N]
 [--seed N | --explore N] [--stack-size BYTES]`: run a kernel in the emulator; `amddbg run [CODEOBJ] --script FILE`
 runs a sequence of launches sharing buffers (amddbg/emu/launch.py).
 
@@ -32,16 +32,31 @@ def add_parser(p: argparse.ArgumentParser) -> None:
                    help="run N seeded schedules and cache choices (seeds 0..N-1), report each outcome with its "
                         "seeds, write the first hang's core to --core, exit with the worst outcome's code")
     p.add_argument("--core", metavar="OUT", help="write the final state as a core")
-    p.add_argument("--layout", choices=("split", "unified"), default="split")
+    p.add_argument("--layout", choices=("split", "unified", "pair"), default="split",
+                   help="split: one GPU core that stands alone (default); unified: one x86-64 core with the host "
+                        "notes; pair: the GPU core at OUT and the host core beside it (OUT.gpu -> OUT.host.core), "
+                        "the runtime's link map and code object in the host core, as ROCr and the kernel write them")
 
 
-def _check_core_target(core: str | None, inputs: list[str]) -> None:
+def _check_core_target(core: str | None, inputs: list[str], layout: str = "split") -> None:
     """The core goes to a new file or replaces an output, never an input of this run."""
     if not core:
         return
-    for path in inputs:
-        if path and os.path.exists(core) and os.path.exists(path) and os.path.samefile(path, core):
-            raise UsageError(f"{core}: --core would overwrite an input of this run ({path})")
+    from amddbg.emu.coredump import host_core_path
+
+    for out in (core, host_core_path(core)) if layout == "pair" else (core,):
+        for path in inputs:
+            if path and os.path.exists(out) and os.path.exists(path) and os.path.samefile(path, out):
+                raise UsageError(f"{out}: --core would overwrite an input of this run ({path})")
+
+
+def _written(core: str, layout: str) -> str:
+    """What `core written:` names: the file, or both files of a pair."""
+    if layout != "pair":
+        return f"{core} ({layout})"
+    from amddbg.emu.coredump import host_core_path
+
+    return f"{core} (pair, host core {host_core_path(core)})"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     _check_core_target(args.core, [args.codeobj] + [a.init[len("file="):] for a in specs
                                                     if a.kind == "buffer" and a.init.startswith("file=")]
                        + [g.init[len("file="):] for g in launch.get("globals", [])
-                          if g.init and g.init.startswith("file=")])
+                          if g.init and g.init.startswith("file=")], args.layout)
     if args.json:  # one Python number per element (about 40 bytes each) while the document is written
         check_budget(sum(40 * a.count for a in specs if a.kind == "buffer"), "the --json list of the buffers' values")
     limit = DEFAULT_MAX_INSTRUCTIONS if args.max_instructions is None else args.max_instructions
@@ -118,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     rate = r.wave_instructions / r.seconds if r.seconds else 0
     print(f"{r.wave_instructions} wave-instructions in {r.seconds:.2f} s ({rate:,.0f}/s)")
     if args.core:
-        print(f"core written: {args.core} ({args.layout})")
+        print(f"core written: {_written(args.core, args.layout)}")
     return 0
 
 
@@ -147,7 +162,7 @@ def _script(args: argparse.Namespace) -> int:
     codeobj = args.codeobj or plan.code_object
     inputs = [args.script, codeobj or ""] + [s.init[5:] for s in plan.buffers.values() if s.init.startswith("file=")]
     inputs += [g.init[5:] for g in plan.globals if g.init and g.init.startswith("file=")]
-    _check_core_target(args.core, inputs)
+    _check_core_target(args.core, inputs, args.layout)
     limit = DEFAULT_MAX_INSTRUCTIONS if args.max_instructions is None else args.max_instructions
     res = run_script(codeobj, doc, max_instructions=limit, seed=args.seed, core=args.core, layout=args.layout,
                      base=Path(args.script).resolve().parent)
@@ -171,7 +186,7 @@ def _script(args: argparse.Namespace) -> int:
     for g in res.global_values():
         print(f"  global {safe(g['name'])} ({g['type']} x {len(g['values'])}): {_preview(g['values'])}")
     if res.core:
-        print(f"core written: {res.core} ({args.layout})")
+        print(f"core written: {_written(res.core, args.layout)}")
     return 0
 
 
@@ -194,7 +209,7 @@ def _explore(args: argparse.Namespace, grid, block, specs, launch: dict, limit: 
     total = sum(r.result.wave_instructions for r in ex.runs)
     print(f"{total} wave-instructions in {len(ex.runs)} runs")
     if ex.core:
-        print(f"core of the first hang (seed {ex.first_hang}) written: {ex.core} ({args.layout})")
+        print(f"core of the first hang (seed {ex.first_hang}) written: {_written(ex.core, args.layout)}")
     elif args.core:
         print(f"no run hung: no core written to {args.core}")
     return ex.exit_code

@@ -32,7 +32,7 @@ from amddbg.core.kfd import (
 )
 from amddbg.core.memory import SegmentMap
 from amddbg.core.model import Agent, CodeObjectRef, Dispatch, Queue, Wave
-from amddbg.core.rdebug import CodeObjectLoader, code_objects, parse_uri
+from amddbg.core.rdebug import CodeObjectLoader, code_objects
 from amddbg.core.waves import decode_queue
 from amddbg.errors import AmddbgError, FormatError, NotSupported
 
@@ -156,7 +156,7 @@ class Core:
         )
         self._loader = loader
         out = code_objects(self._segments, self.runtime_info.get("r_debug", 0), loader, self.warnings)
-        self._check_pair(out[1])
+        out = (out[0], self._check_pair(self.runtime_info.get("r_debug", 0), out[1]))
         rd = out[0]
         if rd is not None and not R_VERSION_MIN <= rd["r_version"] <= R_VERSION_MAX:
             self.warnings.append(
@@ -165,29 +165,20 @@ class Core:
             )
         return out
 
-    def _check_pair(self, refs: list[CodeObjectRef]) -> None:
-        """A host core given with a GPU core of another process: warn with both pids. The GPU core's own
-        bytes already win where both files cover an address (`SegmentMap`), so its code objects stay."""
+    def _check_pair(self, r_debug_address: int, refs: list[CodeObjectRef]) -> list[CodeObjectRef]:
+        """A host core given with a GPU core it does not belong to (another process, or another run of the same
+        program): warn with both pids and why, and use only code objects the GPU core's own link map and memory
+        agree with, so a mismatched host core never replaces or hides them (amddbg.core.pairing)."""
         if len(self.files) < 2 or not self.note_file.is_gpu_core:
-            return
-        host = self.host
-        host_pid = (host.process or {}).get("pid") or (host.threads[0].pid if host.threads else None)
-        gpu_pids = set()
-        for r in refs:
-            if r.uri.startswith("memory://"):
-                try:
-                    gpu_pids.add(parse_uri(r.uri).pid)
-                except AmddbgError:
-                    pass
-        gpu_pids.discard(None)
-        if host_pid is None or not gpu_pids or host_pid in gpu_pids:
-            return
-        gpu_pid = ", ".join(map(str, sorted(gpu_pids)))
-        hosts = ", ".join(os.path.basename(f.path) for f in self.files if f is not self.note_file)
-        self.warnings.append(
-            f"{hosts} is a core of process {host_pid}, but {os.path.basename(self.note_file.path)} is of process "
-            f"{gpu_pid}: not a pair; the GPU core's code objects are used, the host core's memory only where the "
-            "GPU core has none")
+            return refs
+        from amddbg.core.pairing import check_pair
+
+        hosts = [f for f in self.files if f is not self.note_file]
+        found = check_pair(self.note_file, hosts, self.host, r_debug_address, refs, self._loader)
+        if found is None:
+            return refs
+        self.warnings.append(found.warning)
+        return found.refs
 
     @property
     def r_debug(self) -> dict | None:

@@ -4,6 +4,11 @@ Waves that ended are gone (as on hardware); the others are saved with their regi
 LDS, and the stop the trap handler would record: an `s_trap` as the trap id, a memory violation in
 TRAPSTS, the rest halted by the debugger. Global memory (kernargs, buffers, scratch, the code object's
 segments) is saved, and the code object is named in the runtime's link map as a memory:// URI.
+
+Layouts: ``split`` (one GPU core holding every segment, host-side ones too, so it stands alone), ``unified`` (one
+x86-64 core with the host notes) and ``pair`` (as ROCr and the kernel write them: the GPU core holds agent memory
+only, and the host core beside it -- `host_core_path` -- holds the runtime's link map, the code object's bytes, the
+queues and the process's notes; a reader needs both files).
 """
 
 from __future__ import annotations
@@ -11,12 +16,20 @@ from __future__ import annotations
 from amddbg.emu.errors import EmulatorError
 from amddbg.emu.wave import ENDED, FAULTED, TRAPPED
 
+LAYOUTS = ("split", "unified", "pair")
+
+
+def host_core_path(path: str) -> str:
+    """Where the ``pair`` layout writes the host core beside the GPU core at `path`: ``x.gpu`` -> ``x.host.core``,
+    anything else -> ``path.host.core`` (the shipped pair's names: gfx942-reduce.gpu, gfx942-reduce.host.core)."""
+    return (path[: -len(".gpu")] if path.endswith(".gpu") else path) + ".host.core"
+
 
 def write_core(machine, path: str, *, layout: str = "split") -> None:
     from amddbg.core.writer import CoreBuilder
 
-    if layout not in ("split", "unified"):
-        raise EmulatorError(f"--layout must be split or unified, not {layout!r}")
+    if layout not in LAYOUTS:
+        raise EmulatorError(f"--layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     info = machine.dispatch_info
     b = CoreBuilder(arch=machine.processor, pid=4242)
     agent = b.add_agent(machine.processor, gpu_id=0x1002)
@@ -59,6 +72,8 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
         b.add_memory(addr, chunk)
     if layout == "split":
         b.write_split(path)
+    elif layout == "pair":
+        b.write_split(path, host_path=host_core_path(path))
     else:
         b.write_unified(path)
 

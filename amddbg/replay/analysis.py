@@ -323,7 +323,8 @@ def _fault_details(program, exp: Explanation, dispatch, info: dict) -> None:
                 continue
             text = lane_ranges(lanes, w.lanes)
             t = state.threads[w]
-            origin = describe_origin(program, t, w.pc, fault.address, fault.lanes[0] if fault.lanes else None)
+            origin = describe_origin(program, t, w.pc, fault.address, fault.lanes[0] if fault.lanes else None,
+                                     [ln for ln in range(w.lanes) if lanes >> ln & 1])
             var = None if origin else variable_at(program, t, fault.address, window=1 << 40)  # a wild index too
             f.details.update(access=fault.what, address=f"{fault.address:#x}", lanes=text,
                              **({"variable": var} if var else {}), **({"origin": origin} if origin else {}))
@@ -697,7 +698,8 @@ def likely_writers(program, t, writers: list, value: int | None, poll_line: int 
     line or inside the polling loop (they keep what the loop read, or mark the wait), and stores whose pointer the
     code does not show (-O0 keeps pointers on the stack) that access another width than the polling load; prefer
     stores of the constant memory now holds; when none does, a store whose pointer is not shown is named only if it
-    is the only one (ambiguous otherwise); keep at most three."""
+    is the only one, or the only one whose address expression is the polling load's own (slicing.same_location:
+    -O0 reloads both pointers from the same stack slot); keep at most three."""
     try:
         insns = program.disassemble(t.pc)
     except AmddbgError:
@@ -720,7 +722,11 @@ def likely_writers(program, t, writers: list, value: int | None, poll_line: int 
             return exact[:3]
     unshown = [w for w in keep if not w[3]]
     if len(unshown) > 1:
-        keep = [w for w in keep if w[3]]
+        # which of them stores through the polling load's own pointer (the same stack slot at -O0)? only that one
+        from amddbg.replay.slicing import same_location
+
+        same = set(same_location(program, t, load.address, [w[0].address for w in unshown])) if load else set()
+        keep = [w for w in keep if w[3] or (len(same) == 1 and w[0].address in same)]
     return keep[:3]
 
 

@@ -16,8 +16,14 @@ past. Two facts give it:
   allocations are page-granular too): `offsets[1024], the first element past the end of the memory of
   offsets`. The core does not hold the buffer's size, only what is mapped, and the text says so.
 
-A straight-line walk within the function, as the other code scans of the explainer: a pointer that went through
-the stack (-O0 spills) or a join of two paths is not traced, and nothing is claimed.
+The load's own address registers are usually reused by the time the access faults (-O2 reuses them at once;
+-O0 reloads the pointer from the stack, then the element's address). `replay/slicing.py` recomputes that address
+from what survives (the registers not written since, the kernel's entry values, the stack slots and the kernarg
+segment in the core), per faulting lane: `table[t % 4]` with t = 3 names `table[3]` whatever the registers hold
+now. A field of a struct a pointer argument points to is named by its member (`p->data`), a kernel argument
+read from the kernarg segment by its parameter (`prm.data` for a field of a by-value struct). Where the slice
+stops (a join whose paths disagree, a call, an unknown instruction) the older evidence below is used, and where
+none holds nothing is claimed.
 """
 
 from __future__ import annotations
@@ -71,8 +77,12 @@ def pointer_load(program, pc: int):
             continue
         if i.mnemonic.split("_e")[0] in _POINTER_LOADS or i.mnemonic in _POINTER_LOADS:
             return i, insns[k + 1:-1]
+        if i.memory is not None and i.memory.is_load and not i.memory.is_atomic and \
+                i.mnemonic.rsplit("_", 1)[-1] in ("dword", "b32"):
+            want -= hit  # a 32-bit load: the index or offset added to the pointer (-O0 reloads it from the stack)
+            continue
         if i.memory is not None:
-            return None  # a 32-bit load or anything else from memory: not a pointer we can name
+            return None  # anything else from memory: not a pointer we can name
         want -= hit
         for o in i.operands:
             if not o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR):
@@ -80,17 +90,137 @@ def pointer_load(program, pc: int):
     return None
 
 
-def describe(program, t, pc: int, address: int, lane: int | None = None) -> str | None:
+def describe(program, t, pc: int, address: int, lane: int | None = None, lanes: list[int] | None = None
+             ) -> str | None:
     """`the pointer comes from table[3], which is NULL` / `offsets[1024], the first element past the end of the
-    memory of offsets (...)` / `a NULL pointer plus 0x14`, or None when no fact holds."""
+    memory of offsets (...)` / `a NULL pointer plus 0x14`, or None when no fact holds. `lanes`: the faulting
+    lanes (the first `lane` alone when not given)."""
     found = pointer_load(program, pc)
     if found is not None:
-        named = _loaded_pointer(program, t, lane, *found, address)
+        named = sliced_pointer(program, t, found[0], lanes or ([lane] if lane is not None else []))
+        if named is None:
+            named = _loaded_pointer(program, t, lane, *found, address)
+        elif named is _FROM_STACK:
+            named = None  # the pointer is a variable the code reloads from its stack slot: the address facts below
         if named is not None:
             return named
     if address < NULL_PAGE:
         return f"a NULL pointer plus {address:#x}"
     return _past_the_end(program, t, address)
+
+
+_FROM_STACK = "stack"  # sliced_pointer: the pointer load reads a stack slot (-O0 keeps every variable there)
+
+
+def sliced_pointer(program, t, load, lanes: list[int], *, limit: int = 16) -> str | None:
+    """Name the memory the pointer `load` read, per faulting lane, from its address recomputed by the backward
+    slice (`replay/slicing.py`), with the pointer's value (its destination registers, or the memory the slice
+    reads): `the pointer comes from table[3], which is NULL`; lanes that read different slots are listed
+    (`the pointers come from table[3] (lanes 3,7) and table[1] (lane 9), which are NULL`)."""
+    from amddbg.replay.slicing import Slicer, _keys
+
+    s = Slicer(program, t)
+    k = s.index.get(load.address)
+    dest = next((o for o in load.operands if o.is_dest), None)
+    if k is None or dest is None or s.stop is None:
+        return None
+    named: dict[str, list] = {}
+    values = set()
+    for ln in (lanes or t.active_lanes[:1])[:limit]:
+        at = s.address(k, ln)
+        if at is None:
+            return None
+        if at[0] in ("private", "local"):
+            return _FROM_STACK
+        name = slot_name(program, t, *at)
+        if name is None:
+            return None
+        keys = _keys(dest)[:2]
+        vals = [s.value(key, k + 1, ln) for key in keys]
+        value = None if None in vals else vals[0] | (vals[1] << 32 if len(vals) > 1 else 0)
+        named.setdefault(name, []).append(ln)
+        values.add(value)
+    if not named:
+        return None
+    value = _value_text(values.pop()) if len(values) == 1 else None
+    if len(named) == 1:
+        return f"the pointer comes from {next(iter(named))}" + (f", which is {value}" if value else "")
+    parts = [f"{n} (lane{'s' if len(ls) > 1 else ''} {','.join(map(str, ls))})" for n, ls in list(named.items())[:3]]
+    more = "" if len(named) <= 3 else f" and {len(named) - 3} more"
+    return f"the pointers come from {', '.join(parts)}{more}" + (f", which are {value}" if value else "")
+
+
+def slot_name(program, t, space: str, address: int) -> str | None:
+    """Source name of the memory at `address`: a kernel argument in the kernarg segment (`prm.data`), an element
+    or member of the memory a pointer argument points to (`table[3]`, `p->data`, `p[2].data`)."""
+    if space == "private":
+        return None
+    name = _kernarg_name(program, t, address)
+    if name is not None:
+        return f"the kernel argument {name}"
+    best = None
+    for param, base in pointer_arguments(program, t):
+        if base <= address < base + (1 << 24) and (best is None or base > best[1]):
+            best = (param, base)
+    if best is None:
+        return None
+    param, base = best
+    try:
+        pointee = param.type.strip().target.strip()
+        size = pointee.size or 4
+    except AttributeError:
+        return None
+    off = address - base
+    index, within = divmod(off, size)
+    if pointee.kind in ("struct", "class", "union"):
+        member = _member_path(pointee, within)
+        if member is None:
+            return None
+        return f"{param.name}->{member}" if index == 0 else f"{param.name}[{index}].{member}"
+    return f"{param.name}[{index}]" if within == 0 else f"{param.name}+{off:#x}"
+
+
+def _member_path(ty, off: int) -> str | None:
+    """`data` / `inner.ptr`: the member path covering byte `off` of a struct (starting exactly there)."""
+    for _ in range(8):
+        for m in ty.members:
+            mt = m.type.strip()
+            if m.offset is None or m.name is None or not m.offset <= off < m.offset + (mt.size or 1):
+                continue
+            if off == m.offset and mt.kind not in ("struct", "class", "union"):
+                return m.name
+            if mt.kind in ("struct", "class", "union"):
+                rest = _member_path(mt, off - m.offset)
+                return None if rest is None else f"{m.name}.{rest}"
+            return None
+        return None
+    return None
+
+
+def _kernarg_name(program, t, address: int) -> str | None:
+    """The kernel parameter (and member, for a by-value struct) the kernarg segment holds at `address`."""
+    d = t.dispatch
+    if d is None or d.kernarg_address is None or not d.kernarg_address <= address < d.kernarg_address + 4096:
+        return None
+    kernel = program.dispatch_kernel(d, t.pc)
+    if kernel is None:
+        return None
+    try:
+        frames = t.frames()
+        params = list(frames[-1].arguments()) if frames else []
+    except AmddbgError:
+        return None
+    args = [a for a in getattr(kernel.metadata, "args", ()) if not str(a.value_kind).startswith("hidden")]
+    off = address - d.kernarg_address
+    for i, a in enumerate(args):
+        size = getattr(a, "size", None) or 8
+        if i < len(params) and a.offset <= off < a.offset + size:
+            param = params[i]
+            if off == a.offset and param.type.strip().kind not in ("struct", "class", "union"):
+                return param.name
+            member = _member_path(param.type.strip(), off - a.offset)
+            return f"{param.name}.{member}" if member else None
+    return None
 
 
 def _loaded_pointer(program, t, lane, load, between, address: int) -> str | None:
@@ -99,7 +229,7 @@ def _loaded_pointer(program, t, lane, load, between, address: int) -> str | None
     page) found in exactly one slot of the pointer-to-pointer arguments' memory; else the array alone."""
     if load.mnemonic.startswith("s_"):
         return None  # a scalar load of a pointer reads a kernel argument (or a uniform one): the argument itself
-    if not any(reg_written(between, o) for o in _address_operands(load)):
+    if not any(reg_written([load, *between], o) for o in _address_operands(load)):  # (the load may reuse them)
         addrs = lane_addresses(t, load)
         if addrs:
             where = addrs.get(lane) if lane in addrs else next(iter(addrs.values()))

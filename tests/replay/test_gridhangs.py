@@ -148,16 +148,10 @@ def test_the_kernels_are_built_for_every_target():
 
 @pytest.mark.parametrize("kernel", sorted(k for k, (_, what) in KERNELS.items() if what == "not_visible"))
 @pytest.mark.parametrize("obj", _objects())
-def test_a_poll_that_cannot_see_the_write(tmp_path, obj, kernel, request):
+def test_a_poll_that_cannot_see_the_write(tmp_path, obj, kernel):
     """A grid barrier or cross-workgroup flag read at workgroup scope (or with a plain load): `spin_forever` /
     `not_visible` for exactly the waves stuck in the poll, at the poll's line and the write's, the missing scope
     named, and the fix it prints verified by replay and by `--assume` through the CLI."""
-    if "gfx90a" in obj.name and obj.name.endswith("-O0.co") and kernel.startswith("xwg_"):
-        # Known gap (issue 20, open): on gfx90a -O0 the writer's line of a cross-workgroup flag is not named,
-        # because two stores whose pointers the code does not show (out[tid] and the flag) could both be the
-        # writer. Finding, cause, waves, poll line and the verified fix are right. strict: fixing it fails here.
-        request.applymarker(pytest.mark.xfail(strict=True, reason="gfx90a -O0 cross-workgroup flag: the writer's "
-                                              "line is not named yet (two candidate stores)"))
     if _completes(obj, kernel):
         _slow_not_stuck(tmp_path, obj, kernel)
         return

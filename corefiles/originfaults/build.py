@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""Rebuild the pointer-origin fault kernels' code objects from originfaults.hip with clang-19 and clang-22.
+
+    python3 corefiles/originfaults/build.py            # rebuild every object beside this script
+    python3 corefiles/originfaults/build.py --check    # rebuild into a temp dir and compare the bytes
+
+Objects are named ``originfaults-llvm{19,22}-<target>-w{32,64}-O{0,2}.co`` (24: gfx90a and gfx942 wave64, gfx1100
+and gfx1200 wave32 and wave64, -O0 and -O2); the build (flags, reproducible DWARF, ``-DORIGINFAULTS_WAVE=<wave>``)
+is corefiles/oracle/build.py's for this folder. Cores are not checked in: tests write them with ``amddbg run``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _oracle_build():
+    spec = importlib.util.spec_from_file_location("amddbg_oracle_build", HERE.parent / "oracle" / "build.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+if __name__ == "__main__":
+    raise SystemExit(_oracle_build().main("originfaults", __doc__.splitlines()[1]))

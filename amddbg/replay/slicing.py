@@ -501,13 +501,31 @@ class Symbols:
             if not i.memory.is_load or i.memory.is_atomic:
                 return ("insn", d)
             return ("load", _size(i.mnemonic), part, self.address(d))
-        scc = (self.value(("x", "scc"), d, lane, depth + 1),) if base.startswith(("s_cselect", "s_cmov")) else ()
-        return (base, part, *(self._src(o, n, d, lane, depth) for o in srcs for n in range(len(_keys(o)) or 1)),
-                *scc)
+        args = [self._src(o, n, d, lane, depth) for o in srcs for n in range(len(_keys(o)) or 1)]
+        if base.startswith(("s_cselect", "s_cmov")):
+            scc = self.value(("x", "scc"), d, lane, depth + 1)
+            if scc[0] == "const" and len(args) >= 2 and base.startswith("s_cselect"):
+                width = len(_keys(srcs[0])) or 1
+                return args[part] if scc[1] else args[width + part]  # the -O0 prologue's null checks fold
+            return (base, part, *args, scc)
+        if base.startswith("v_cmp") and len(args) >= 2 and all(a[0] == "const" for a in args[:2]):
+            return ("const", int(_compare(base.replace("v_cmp", "s_cmp"), args[0][1], args[1][1])))  # lane's bit
+        if base == "v_cndmask_b32" and len(args) >= 3 and args[-1][0] == "const":
+            return args[1] if args[-1][1] else args[0]
+        if key == ("x", "scc") and base.startswith("s_cmp") and len(args) == 2 and all(a[0] == "const" for a in args):
+            return ("const", int(_compare(base, args[0][1], args[1][1])))
+        if args and all(a[0] == "const" for a in args) and not base.startswith("s_cmp"):
+            vals = [a[1] for a in args]
+            r = _alu(base, lambda n, w=1: vals[n] if n < len(vals) and isinstance(vals[n], int) else None, 1)
+            if isinstance(r, int):
+                return ("const", r)
+        return (base, part, *args)
 
     def _src(self, o, part: int, idx: int, lane: int, depth: int) -> tuple:
         if o.kind in (OperandKind.INLINE, OperandKind.LITERAL):
             return ("const", o.value if part == 0 else 0)
+        if o.kind is OperandKind.SPECIAL and o.text.startswith("src_"):
+            return ("unknown", f"{o.text}:{part}")  # an aperture base: one value for the whole dispatch
         keys = _keys(o)
         if part >= len(keys):
             return ("unknown", o.text, idx)
@@ -532,17 +550,21 @@ class Symbols:
                 part = _keys(dest).index(node) if dest is not None and node in _keys(dest) else 0
                 if base == "v_writelane_b32":
                     v = self._src(srcs[0], 0, j, ln, 1) if srcs else ("unknown",)
-                    found.add(None if v[0] == "unknown" else v)
+                    found.add(v if _followed(v) else None)
                 elif base in _COPIES and base != "v_readlane_b32" and srcs and srcs[0].kind in _GPR and \
                         part < len(_keys(srcs[0])):
                     nxt = (_keys(srcs[0])[part], ln if _keys(srcs[0])[part][0] != "s" else None)
-                    if nxt not in seen:
+                    v = self.value(nxt[0], j, ln if ln is not None else 0, 1)  # what it copies, where it does
+                    if _followed(v):
+                        found.add(v)
+                    elif nxt not in seen:
                         seen.add(nxt)
                         todo.append(nxt)
                 elif any(lo <= j <= hi for lo, hi in self.loops):
                     found.add(None)  # computed again on every trip of a loop: not one value
-                else:
-                    found.add(("insn", j, part))
+                else:  # what it computes (writes of one value in several places compare equal)
+                    v = self.value(node, j + 1, ln if ln is not None else 0, 1)
+                    found.add(None if not _followed(v) else v)
         out = found.pop() if len(found) == 1 else None
         self._origin[memo] = out
         return out
@@ -571,6 +593,17 @@ def _followed(expr) -> bool:
     if expr and expr[0] == "unknown":
         return isinstance(expr[1], str) and expr[1].startswith("src_")
     return all(_followed(e) for e in expr)
+
+
+def _compare(base: str, a: int, b: int) -> bool:
+    """SCC of an `s_cmp_<op>_<type>` of two constants."""
+    signed = "_i32" in base
+    a, b = a & _M32, b & _M32
+    if signed:
+        a, b = (a - (1 << 32) if a >> 31 else a), (b - (1 << 32) if b >> 31 else b)
+    op = base.split("_")[2] if not base.startswith("s_cmpk") else base.split("_")[2]
+    op = {"ne": "lg", "neq": "lg"}.get(op, op)
+    return {"eq": a == b, "lg": a != b, "gt": a > b, "ge": a >= b, "lt": a < b, "le": a <= b}.get(op, False)
 
 
 def _generic(program, address: int) -> tuple[str, int]:

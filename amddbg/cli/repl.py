@@ -62,11 +62,21 @@ def run(args: argparse.Namespace) -> int:
         return 0
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     if not args.batch and not args.quiet and not args.json:
-        from amddbg.repl.summary import summary_lines, wrap_at_words
+        from amddbg.repl.summary import has_live_waves, summary_lines, wrap_at_words
 
         width = os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 0
-        for line in wrap_at_words(summary_lines(program), width):  # a terminal: at words; a pipe: whole lines
-            out(line)
+        # At the prompt the explanation comes from a worker process and is printed when ready (a debugger never
+        # freezes at start); a pipe or script gets it in place, so its output is in a fixed order.
+        background = tty and not args.batch and has_live_waves(program)
+        for line in wrap_at_words(summary_lines(program, explain=not background), width):
+            out(line)  # a terminal: at words; a pipe: whole lines
+        if background:
+            from amddbg.repl.background import WORKING, PendingExplanation
+
+            dbg.pending_summary = PendingExplanation(list(args.files), sysroot=args.sysroot,
+                                                     solib_search_path=args.solib_search_path)
+            for line in wrap_at_words([WORKING], width):
+                out(line)
     failed = False
     for kind, value in args.commands:
         lines = [value] if kind == "ex" else _read_command_file(value)
@@ -80,8 +90,11 @@ def run(args: argparse.Namespace) -> int:
     if tty:
         from amddbg.repl.shell import interactive
 
-        rc = interactive(dbg)
-        return rc
+        try:
+            return interactive(dbg)
+        finally:
+            if dbg.pending_summary is not None:
+                dbg.pending_summary.cancel()
     if not sys.stdin.isatty():
         from amddbg.repl.shell import plain_loop
 

@@ -73,6 +73,7 @@ class Debugger:
         self.settings = Settings()
         self.last_x: dict = {"fmt": "x", "unit": "w", "next": None, "space": None}
         self.last_list: tuple | None = None
+        self.pending_summary = None  # the start-up summary's explanation on its way (amddbg.repl.background)
         self.commands: dict[str, Command] = {}
         self._register_builtins()
         if plugins is not None:

@@ -33,6 +33,8 @@ def run_explain(dbg, args: str) -> None:
                 raise UsageError(f"explain: --budget {text!r}: expected a positive number of wave-instructions")
         else:
             raise UsageError(f"explain: unexpected argument {w!r} (usage: explain [--assume CHANGE]... [--budget N])")
+    if dbg.pending_summary is not None:
+        dbg.pending_summary.cancel()  # this answer is the full one: the summary's shorter one would only repeat it
     exp = explain_program(dbg.program, assume=assume, budget=budget)
     if dbg.json_mode:
         dbg.emit_json({"command": "explain", **exp.to_json()})

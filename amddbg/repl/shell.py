@@ -234,7 +234,12 @@ def interactive(dbg: Debugger) -> int:
         history = InMemoryHistory()
     session = PromptSession(history=history, completer=DebuggerCompleter(dbg).as_prompt_toolkit(),
                             complete_while_typing=False)
+    pending = dbg.pending_summary
+    if pending is not None:
+        _watch_pending(dbg, pending)
     while True:
+        if pending is not None and pending.ready:
+            _print_pending(dbg, pending)  # it came while a command ran: before the next prompt
         try:
             line = session.prompt(PROMPT)
         except KeyboardInterrupt:
@@ -244,6 +249,47 @@ def interactive(dbg: Debugger) -> int:
             return 0
         if not run_command(dbg, line, pager):
             return 0
+
+
+def _print_pending(dbg: Debugger, pending) -> None:
+    from amddbg.repl.summary import wrap_at_words
+
+    width = shutil.get_terminal_size((0, 0)).columns if sys.stdout.isatty() else 0
+    for line in wrap_at_words(pending.take(), width):
+        sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _watch_pending(dbg: Debugger, pending) -> None:
+    """Print the summary's explanation above the prompt once the worker has it: a thread waits for it and hands the
+    printing to the running prompt's event loop (`run_in_terminal` erases the prompt, prints, and redraws the prompt
+    with what was typed), as prompt_toolkit's own patch_stdout does; this works for the full and the dumb-terminal
+    prompt alike. A line that comes while a command runs is printed by the shell before the next prompt (`take()`
+    hands it out once, whoever asks first)."""
+    import threading
+    import time
+
+    from prompt_toolkit.application import run_in_terminal
+    from prompt_toolkit.application.current import get_app_session
+
+    app_session = get_app_session()  # shared with the thread: its `app` is the prompt running now, if any
+
+    def show() -> None:
+        run_in_terminal(lambda: _print_pending(dbg, pending), in_executor=False)
+
+    def watch() -> None:
+        asked = None
+        while not pending.finished:
+            app = app_session.app
+            if pending.ready and app is not None and app.is_running and app is not asked:
+                asked = app  # once per prompt: a prompt that ends first leaves it to the shell's loop
+                try:
+                    app.loop.call_soon_threadsafe(show)
+                except (AttributeError, RuntimeError):  # the prompt's loop just closed
+                    pass
+            time.sleep(0.1)
+
+    threading.Thread(target=watch, name="amddbg-summary-show", daemon=True).start()
 
 
 def plain_loop(dbg: Debugger, stream) -> int:

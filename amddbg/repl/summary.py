@@ -29,7 +29,10 @@ def wrap_at_words(lines: list[str], width: int) -> list[str]:
     return out
 
 
-def summary_lines(program) -> list[str]:
+def summary_lines(program, *, explain: bool = True) -> list[str]:
+    """The start-up summary. With `explain` (a pipe, a script) it ends with the first finding of the dispatch's
+    explanation (`explain_lines`); the interactive REPL passes False and computes that line in the background
+    (amddbg.repl.background) so the prompt never waits for it."""
     out: list[str] = []
     core = program.core
     if core is None:
@@ -73,28 +76,30 @@ def summary_lines(program) -> list[str]:
     excs = [e for a in agents for e in a.exceptions] + [e for q in program.queues for e in q.exceptions]
     if excs:
         out.append("Exceptions: " + ", ".join(sorted(set(excs))))
-    out += _explain_line(program, waves)
+    if explain:
+        out += explain_lines(program)
     host = [t for t in program.threads if not t.is_wave]
     if host:
         out.append(f"Host threads: {len(host)}")
     return out
 
 
-# The start-up summary's explanation must never hold up the prompt (issue 20): it is computed only for a core of
-# at most SUMMARY_WAVES waves, with replays of at most SUMMARY_BUDGET wave-instructions each (a bound in work, not
-# in seconds, so the line is the same on a quiet and on a loaded machine); a larger core gets the hint to type
-# `explain`, which replays with the full budget.
-SUMMARY_WAVES = 64
+# The start-up summary's explanation is computed with replays of at most SUMMARY_BUDGET wave-instructions each (a
+# bound in work, not in seconds, so the line is the same on a quiet and on a loaded machine, and the same for a core
+# of 4 waves and of 10,000). It never holds up the prompt (issue 20): the interactive REPL computes it in a worker
+# process and prints it when ready (amddbg.repl.background); a pipe or script gets it in place, in order.
 SUMMARY_BUDGET = 20_000
 
 
-def _explain_line(program, waves) -> list[str]:
-    live = [w for w in waves if w.dispatch is not None]
-    if not live:
+def has_live_waves(program) -> bool:
+    """Whether the core has waves of a dispatch, the only thing the summary's explanation is about."""
+    return program.core is not None and any(w.dispatch is not None for w in program.waves)
+
+
+def explain_lines(program) -> list[str]:
+    """The summary's one `Explain:` line (none when nothing was found or the core cannot be explained)."""
+    if not has_live_waves(program):
         return []
-    if len(waves) > SUMMARY_WAVES:
-        return [f"Explain: {len(waves)} waves: type `explain` for why they cannot move (the summary explains up to "
-                f"{SUMMARY_WAVES} waves)"]
     try:
         from amddbg.replay.explain import explain_program
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -270,10 +271,15 @@ def test_info_with_one_bad_file_shows_the_good_ones(tmp_path):
 
 def test_summary_wraps_at_words_on_a_terminal():
     pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(sys.executable, ["-m", "amddbg", BARRIER, "-ex", "quit"], dimensions=(40, 60),
+    child = pexpect.spawn(sys.executable, ["-m", "amddbg", BARRIER], dimensions=(40, 60),
                           env={**os.environ, "TERM": "dumb"}, encoding="utf-8", timeout=120)
+    seen = io.StringIO()
+    child.logfile_read = seen
+    child.expect(r"\(`explain` for\s+details\)")  # the summary's explanation, printed above the prompt when ready
+    child.sendline("quit")
     child.expect(pexpect.EOF)
-    lines = [ln.rstrip("\r") for ln in child.before.split("\n") if ln.strip()]
+    lines = [re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", ln).rstrip("\r") for ln in seen.getvalue().split("\n")
+             if ln.strip() and "(amddbg)" not in ln]
     assert all(len(ln) <= 60 for ln in lines), lines
     text = " ".join(ln.strip() for ln in lines)
     assert "the barrier sits inside the divergent branch at scenarios.hip:17" in text  # no word was cut

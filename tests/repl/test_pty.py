@@ -191,28 +191,91 @@ def test_pager_prompt(tmp_path):
     c.expect(pexpect.EOF)
 
 
-def test_prompt_does_not_wait_for_the_explanation_of_a_large_core(tmp_path):
-    """Issue 20: the start-up summary never holds up the prompt. A 1,024-wave spin-wait core (its full explanation
-    once took 386 s before the prompt) shows the summary, the hint to type `explain`, and the prompt; `explain`
-    then replays it (by symmetry) and answers."""
+def _spin_core(tmp_path, waves: int) -> Path:
+    """A spin-wait core of `waves` one-wave workgroups, as bench/explain_scale.py builds them."""
     import subprocess
 
-    core = tmp_path / "spin-1024.gpu"
+    core = tmp_path / f"spin-{waves}.gpu"
     subprocess.run([sys.executable, "-m", "amddbg", "run", str(ROOT / "corefiles/scenarios/scenarios-gfx90a.co"),
-                    "--kernel", "spin_no_writer", "--grid", str(1024 * 64), "--block", "64", "--arg", "buf:i32:1",
-                    "--arg", f"buf:i32:{1024 * 64}", "--max-instructions", "300000", "--core", str(core)],
-                   check=True, capture_output=True, cwd=str(ROOT), timeout=WAIT * 5)
+                    "--kernel", "spin_no_writer", "--grid", str(waves * 64), "--block", "64", "--arg", "buf:i32:1",
+                    "--arg", f"buf:i32:{waves * 64}", "--max-instructions", str(max(20 * waves, 300_000)),
+                    "--core", str(core)], check=True, capture_output=True, cwd=str(ROOT), timeout=WAIT * 20)
+    return core
+
+
+def _explain_line(text: str) -> str:
+    """The summary's `Explain: hang: ...` line, unwrapped (the terminal shows it folded at words)."""
+    m = re.search(r"Explain: hang: .*?\(`explain` for details\)", text, re.S)
+    assert m, text
+    return " ".join(m.group(0).split())
+
+
+@pytest.mark.parametrize("waves", [1024, pytest.param(10_000, marks=pytest.mark.slow)])
+def test_prompt_comes_before_the_summary_explanation(tmp_path, waves):
+    """Issue 20: a debugger never freezes at start. The summary of a large spin-wait core (its explanation once took
+    386 s before the prompt) comes with the prompt at once; the summary's explanation, computed by a worker process,
+    is printed above the prompt when ready, while the user types, and the line being typed survives it. A pipe gets
+    the same line in place, and `-batch` explains give the same JSON twice."""
+    import json
+    import subprocess
+
+    core = _spin_core(tmp_path, waves)
     c = spawn(tmp_path, str(core))
     screen = Screen(c)
     t0 = time.monotonic()
-    screen.wait_text(r"Waves: 1024")
-    screen.wait_text(r"Explain: 1024 waves: type `explain` for why they cannot move")
+    screen.wait_text(rf"Waves: {waves}")
+    screen.wait_text(r"Explain: working out why the waves cannot move")
     screen.wait_prompt()
     shown = time.monotonic() - t0
+    assert "Explain: hang" not in screen.text()  # the prompt came first
+    c.send("info thr")  # typed while the worker explains
+    screen.wait_cursor_line(PROMPT + r" info thr")
+    screen.wait_text(r"Explain: hang: .*")
+    screen.wait(lambda: "(`explain` for details)" in screen.text(), "the whole explanation line")
+    screen.wait_cursor_line(PROMPT + r" info thr")  # redrawn below it with what was typed
+    shown_line = _explain_line(screen.text())
+    assert f"{waves} waves in {waves} workgroups" in shown_line and "scenarios.hip:32" in shown_line
+    c.send("eads 1\r")
+    screen.wait_text(r"\* 1 +AMDGPU Wave 1:1:1:1 \(0,0,0\)/0")
+    screen.wait_prompt()
+    c.sendline("quit")
+    c.expect(pexpect.EOF)
+    print(f"prompt after {shown:.2f} s")  # (measured; the waits above are generous on purpose)
+
+    env = dict(os.environ, NO_COLOR="1", AMDDBG_NO_CACHE="1")
+    piped = subprocess.run([sys.executable, "-m", "amddbg", str(core)], input="info threads 1\n", text=True,
+                           capture_output=True, env=env, cwd=str(ROOT), timeout=WAIT * 5)
+    assert piped.returncode == 0, piped.stderr
+    assert _explain_line(piped.stdout) == shown_line  # the same line, in place, before the commands' output
+    assert piped.stdout.index("Explain: hang") < piped.stdout.index("AMDGPU Wave 1:1:1:1")
+
+    docs = []
+    for _ in range(2):
+        b = subprocess.run([sys.executable, "-m", "amddbg", "-batch", "--json", "-ex", "explain", str(core)],
+                           text=True, capture_output=True, env=env, cwd=str(ROOT), timeout=WAIT * 5)
+        assert b.returncode == 0, b.stderr
+        doc = json.loads(b.stdout)
+        doc["replay"].pop("seconds", None)
+        docs.append(doc)
+    assert docs[0] == docs[1] and docs[0]["verdict"] == "hang"
+    assert "by symmetry" in docs[0]["replay"]["method"]
+
+
+def test_explain_at_the_prompt_replaces_the_pending_summary_line(tmp_path):
+    """`explain` typed before the summary's explanation is ready answers in full; the shorter summary line, which
+    would only repeat it, is dropped (its worker is stopped)."""
+    core = _spin_core(tmp_path, 1024)
+    c = spawn(tmp_path, str(core))
+    screen = Screen(c)
+    screen.wait_text(r"Explain: working out why the waves cannot move")
+    screen.wait_prompt()
     c.send("explain\r")
     screen.wait_text(r"verdict: hang")
     screen.wait_text(r"by symmetry: replayed")
     screen.wait_prompt()
+    c.send("print 6 * 7\r")
+    screen.wait_text(r"\$1 = 42")
+    screen.wait_prompt()
+    assert "(`explain` for details)" not in screen.text()
     c.sendline("quit")
     c.expect(pexpect.EOF)
-    print(f"prompt after {shown:.2f} s")  # (measured; the wait above is generous on purpose)

@@ -357,6 +357,9 @@ def add_launch_arguments(p, *, codeobj: bool = True, default_limit: int | None =
                         "bytes:HEX (a struct passed by value), in argument order")
     p.add_argument("--dynamic-lds", type=nonnegative_int, default=0, metavar="BYTES",
                    help="dynamic LDS per workgroup for extern __shared__ arrays (hipLaunchKernelGGL's sharedMemBytes)")
+    p.add_argument("--cluster", default=None, metavar="X[,Y[,Z]]",
+                   help="workgroups per cluster (GFX12.5) for a kernel without __cluster_dims__, as HIP's cluster "
+                        "launch attribute; a kernel with them is dispatched in its clusters without this option")
     p.add_argument("--global", dest="globals", action="append", default=[], metavar="NAME=TYPE:COUNT[:INIT]",
                    help="set a __device__/__constant__ global first (mangled or demangled name; its size must "
                         "match; without INIT it keeps the code object's value); --json reports its final values")

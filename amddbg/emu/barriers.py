@@ -13,7 +13,7 @@ count goes back to zero and every wave *waiting* on it may go on). Per generatio
 * GFX12.5 (gfx1250/gfx1251): named barriers 1..16 (`s_barrier_init`, `_join`, `_leave`, `_signal`, ids from
   M0[4:0] or an immediate, the expected count from M0[22:16]) and the NULL barrier 0. `s_barrier_wait` on a
   named id waits on the last named barrier the wave joined; an ending wave does **not** drop named barriers.
-  Cluster barriers (-3, -4) need workgroup clusters, which the emulator does not dispatch.
+  Cluster barriers (-3, -4) belong to a cluster's workgroups together: amddbg/emu/clusters.py.
 
 What the model calls undefined behaviour is recorded as a *misuse* (a dict: kind, workgroup, wave, pc,
 barrier, detail) and execution goes on deterministically; a misuse never raises.
@@ -66,6 +66,8 @@ def counters_for(family: str, insn) -> list[tuple[str, str]]:
             return [("kmcnt" if family == "gfx12" else "lgkmcnt", "message")]
         return []
     space = mem.space.value
+    if "async_to_lds" in insn.mnemonic:  # GFX12.5 async copies to LDS: ASYNCcnt (semantics/asynclds.py)
+        return [("asynccnt", "vmem_load")]
     if space == "scalar":
         return [("kmcnt" if family == "gfx12" else "lgkmcnt", "smem")]
     if space in ("lds", "gds"):

@@ -119,6 +119,10 @@ def launch_options(ns) -> dict:
         out["stack_size"] = ns.stack_size
     if getattr(ns, "globals", None):
         out["globals"] = [parse_global(g) for g in ns.globals]
+    if getattr(ns, "cluster", None):
+        from amddbg.emu.args import parse_dims
+
+        out["cluster"] = parse_dims(ns.cluster, "cluster")
     return out
 
 

@@ -258,6 +258,7 @@ class Machine:
         self._shared_changes = 0  # samples at which memory other than scratch had changed
         self.prove_loops = True  # run() proves spin loops that can never end (loopproof.py)
         self.barrier_misuse: list[dict] = []  # barrier misuses (barriers.py): kind, wave, pc, barrier id
+        self.clusters = None  # clusters.Clusters of a cluster dispatch (GFX12.5)
         self._map_code_object()
 
     # -- loading -----------------------------------------------------------------------------------
@@ -293,11 +294,13 @@ class Machine:
 
     def dispatch(self, kernel: str, grid: Sequence[int], block: Sequence[int], args: Sequence = (),
                  dynamic_lds: int = 0, stack_size: int = DYNAMIC_STACK, globals: Sequence = (),  # noqa: A002
-                 named: dict | None = None) -> None:
-        """`dynamic_lds`: bytes of dynamic LDS (HIP's sharedMemBytes for `extern __shared__`), placed after the
-        kernel's static LDS (rounded up to 16 bytes) as the runtime does; the packet's group segment size and the
-        hidden_dynamic_lds_size argument say it. `stack_size`: hipDeviceSetLimit(hipLimitStackSize), bytes per
-        work-item for a kernel with a dynamic stack (see DYNAMIC_STACK); other kernels get their fixed size.
+                 named: dict | None = None, cluster: Sequence[int] | None = None) -> None:
+        """`cluster`: workgroups per cluster (X, Y, Z) for a kernel without `.cluster_dims` metadata (GFX12.5;
+        amddbg/emu/clusters.py), as a HIP launch attribute gives it. `dynamic_lds`: bytes of dynamic LDS (HIP's
+        sharedMemBytes for `extern __shared__`), placed after the kernel's static LDS (rounded up to 16 bytes) as
+        the runtime does; the packet's group segment size and the hidden_dynamic_lds_size argument say it.
+        `stack_size`: hipDeviceSetLimit(hipLimitStackSize), bytes per work-item for a kernel with a dynamic stack
+        (see DYNAMIC_STACK); other kernels get their fixed size.
         `globals`: `__device__`/`__constant__` globals to set first (`NAME=TYPE:COUNT[:INIT]` or GlobalSpec;
         amddbg/emu/globalvars.py), read back by `read_globals(m, m.device_globals)`. `named`: buffer name ->
         {"address", ...} for `@NAME` arguments (a launch script's buffers, amddbg/emu/launch.py).
@@ -366,6 +369,11 @@ class Machine:
             raise EmulatorError(f"{n_waves} waves: the emulator runs at most 65,536 waves per dispatch")
         check_budget(per_wave_scratch * n_waves, f"scratch for {n_waves} waves ({per_wave_scratch} bytes each)")
         check_budget(n_groups * max(group_fixed, 0), f"LDS for {n_groups} workgroups ({group_fixed} bytes each)")
+        from amddbg.emu import clusters
+
+        dims = clusters.resolve(self.processor, meta, cluster, tuple((grid[d] + block[d] - 1) // block[d]
+                                                                     for d in range(3)))
+        self.clusters = clusters.Clusters(dims) if dims else None
         groups = [(gx, gy, gz) for gz in range((grid[2] + block[2] - 1) // block[2])
                   for gy in range((grid[1] + block[1] - 1) // block[1])
                   for gx in range((grid[0] + block[0] - 1) // block[0])]
@@ -412,6 +420,8 @@ class Machine:
                     w.flat_scratch = w.scratch_base
                 self._initial_state(w, kd, rsrc2, props, packet, queue, kernarg, scratch, index * per_wave_scratch,
                                     private_size, architected, packed, size, wi, items)
+                if self.clusters is not None:
+                    self.clusters.set_registers(w)
                 wg.waves.append(w)
                 self.waves.append(w)
                 index += 1
@@ -424,6 +434,7 @@ class Machine:
         self.caches.gl1.clear()
         self.waves, self.groups = [], []
         self.barrier_misuse = []
+        self.clusters = None
         self._stepped = -1
         self._shared_changes = 0
 
@@ -539,9 +550,14 @@ class Machine:
             bid = v - 0x10000 if v >> 15 else v
             if mn == "s_barrier_init":
                 count = w.m0 >> 16 & 0xFFFF
+        if bid == CLUSTER_USER and self.clusters is not None:
+            return bid, 0
+        if bid == CLUSTER_TRAP and self.clusters is not None:
+            self._misuse(w, insn, [("privileged_barrier", bid, "barrier -4 belongs to the trap handler")])
+            return None, 0
         if bid in (CLUSTER_USER, CLUSTER_TRAP):
-            raise Unsupported(f"{insn.text} (cluster barriers: the emulator dispatches no workgroup clusters)",
-                              insn.address)
+            raise Unsupported(f"{insn.text} (cluster barrier in a dispatch without workgroup clusters: give the "
+                              f"kernel __cluster_dims__ or run it with --cluster X,Y,Z)", insn.address)
         if bid == TRAP_WORKGROUP and TRAP_WORKGROUP in bars.objects:
             self._misuse(w, insn, [("privileged_barrier", bid, "barrier -2 belongs to the trap handler")])
             return None, 0
@@ -557,6 +573,10 @@ class Machine:
         bid, count = self._barrier_id(w, insn, bars)
         if bid is None:
             return
+        if bid == CLUSTER_USER:
+            from amddbg.emu import clusters
+
+            return clusters.arrive(self, w, insn)
         found, first = bars.arrive(w.wave_in_group, bid, count if bid in NAMED_IDS else None)
         self._misuse(w, insn, found)
         if insn.mnemonic == "s_barrier_signal_isfirst":
@@ -574,6 +594,10 @@ class Machine:
             bid, _ = self._barrier_id(w, insn, bars)
             if bid is None:
                 return
+            if bid == CLUSTER_USER:
+                from amddbg.emu import clusters
+
+                return clusters.wait(self, w, insn)
             if bid in NAMED_IDS:
                 bid = bars.joined.get(w.wave_in_group, NULL_BARRIER)
                 if bid == NULL_BARRIER:
@@ -625,7 +649,14 @@ class Machine:
     def barrier_view(self) -> list[dict]:
         """Per workgroup, per barrier object: expected and arrive counts, member, arrived and waiting waves
         (wave_in_group numbers), the phase (completions so far); `info barriers` and explain read it."""
-        return [{"workgroup": g.id, "barriers": self.barriers_of(g).view()} for g in self.groups]
+        out = [{"workgroup": g.id, "barriers": self.barriers_of(g).view()} for g in self.groups]
+        if self.clusters is not None:  # each workgroup lists its cluster's barrier -3 with its own waiting waves
+            for g, row in zip(self.groups, out, strict=True):
+                b = self.clusters.barrier(g.id)
+                v = b.view(self.clusters.cluster_of(g.id))
+                v["waiting"] = sorted(x.wave_in_group for x in g.waves if x.index in b.waiting)
+                row["barriers"].append(v)
+        return out
 
     def wait_counters(self, w: Wave, limits: dict[str, int]) -> bool:
         """True when the wave must wait for `limits` (counter -> most outstanding allowed): it is then
@@ -648,7 +679,13 @@ class Machine:
             bars = getattr(g, "barriers", None)
             if bars is not None:
                 parts.append(bars.state_bytes())
+        if self.clusters is not None:
+            parts.append(self.clusters.state_bytes())
         for w in self.waves:
+            if getattr(w, "async_lds", None):
+                from amddbg.emu.semantics.asynclds import pending_state
+
+                parts.append(w.index.to_bytes(4, "little") + pending_state(w))
             c = getattr(w, "counters", None)
             if c is not None and c.pending:
                 parts.append(w.index.to_bytes(4, "little") + c.state_bytes(self.clock))
@@ -775,6 +812,10 @@ class Machine:
         w.state = state
         w.reason = reason
         if state == ENDED:  # the implicit drop: an ending wave drops the workgroup barrier (not named ones)
+            if getattr(w, "async_lds", None):  # its async copies to LDS still land (semantics/asynclds.py)
+                from amddbg.emu.semantics.asynclds import land
+
+                land(self, w)
             g = self.groups[w.group_key]
             bars = self.barriers_of(g)
             for bid in (WORKGROUP, TRAP_WORKGROUP):
@@ -782,6 +823,10 @@ class Machine:
                 if b is not None and w.wave_in_group in b.members:
                     self._misuse(w, None, bars.drop(w.wave_in_group, bid))
                     self._check_barrier(g, bid)
+            if self.clusters is not None and all(x.state == ENDED for x in g.waves):
+                from amddbg.emu import clusters
+
+                clusters.workgroup_ended(self, g)
         elif state in (TRAPPED, FAULTED):
             enter_trap_handler(self, w, state)
 
@@ -866,8 +911,13 @@ class Machine:
                     continue
                 waiting = [w for w in self.waves if w.state == WAITING_BARRIER]
                 if waiting:
-                    return self._result("hang", f"{len(waiting)} wave(s) wait at a barrier that can never complete",
-                                        total, t0)
+                    note = ""
+                    if self.clusters is not None:
+                        from amddbg.emu.clusters import hang_note
+
+                        note = hang_note(self)
+                    return self._result("hang", f"{len(waiting)} wave(s) wait at a barrier that can never complete"
+                                        + (f" ({note})" if note else ""), total, t0)
                 return self._result("completed", "every wave ended", total, t0)
             if rng is not None:  # a seeded schedule: the turn order and each turn's length are drawn from the seed
                 rng.shuffle(ready)

@@ -8,7 +8,10 @@ The oracle and builtins corpora build gfx1250 in their own matrices now (corefil
 wave32, since clang-19 does not know gfx1250 and clang-22 rejects wave64 for it). What stays here is code only
 GFX12.5 runs: ``scratch.hip`` (generic pointers to a lane's own and to lane 0's stack: globally accessible
 scratch), built with exactly oracle/build.py's `command()` in this folder, so the DWARF and the bytes reproduce the
-same way. Objects: ``scratch-llvm22-gfx1250-w32-O{0,2}.co``.
+same way. ``clusters.hip``: workgroup clusters (`__cluster_dims__`, cluster ids), the cluster barrier, a named
+barrier and async copies to LDS, each also in a buggy form (a cluster barrier one workgroup never reaches, a named
+barrier short of arrivals, an async copy read before its wait). Objects: ``{scratch,clusters}-llvm22-gfx1250-w32-
+O{0,2}.co``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OPTS = ("O0", "O2")
+SOURCES = ("scratch", "clusters")
 
 
 def _oracle_build():
@@ -35,11 +39,12 @@ def _oracle_build():
 def build_into(dest: Path) -> list[str]:
     ob = _oracle_build()
     made = []
-    for opt in OPTS:  # scratch.hip lives here
-        name = ob.object_name("22", "gfx1250", 32, opt, "scratch")
-        subprocess.run(ob.command("22", "gfx1250", 32, opt, dest / name, "scratch"), cwd=HERE, check=True,
-                       capture_output=True, text=True)
-        made.append(name)
+    for source in SOURCES:  # they live here
+        for opt in OPTS:
+            name = ob.object_name("22", "gfx1250", 32, opt, source)
+            subprocess.run(ob.command("22", "gfx1250", 32, opt, dest / name, source), cwd=HERE, check=True,
+                           capture_output=True, text=True)
+            made.append(name)
     return made
 
 

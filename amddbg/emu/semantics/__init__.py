@@ -108,4 +108,4 @@ def _modifier_semantic(insn):
 
 def load_all() -> None:
     """Import every semantics module (each registers its mnemonics)."""
-    from amddbg.emu.semantics import gfx1250, intsat, matrix, mem, salu, valu, vfloat  # noqa: F401  (intsat imports vfloat first)
+    from amddbg.emu.semantics import asynclds, gfx1250, intsat, matrix, mem, salu, valu, vfloat  # noqa: F401  (intsat imports vfloat first)

@@ -1044,7 +1044,8 @@ def _salu_more(insn) -> Callable | None:
     """64-bit logic and the saveexec family (EXEC/VCC operands included), s_cselect_b64, s_waitcnt forms."""
     mn = insn.mnemonic
     ops = insn.operands
-    if mn.startswith(("s_waitcnt", "s_wait_")) and mn not in ("s_wait_idle", "s_wait_alu", "s_wait_event"):
+    if mn.startswith(("s_waitcnt", "s_wait_")) and mn not in ("s_wait_idle", "s_wait_alu", "s_wait_event",
+                                                                 "s_wait_asynccnt"):  # (lands copies: salu.py)
         limits = getattr(insn, "waitcnt", None)
         if not limits:
             return None

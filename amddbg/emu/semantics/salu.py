@@ -615,12 +615,13 @@ def s_barrier(ctx, insn):
 
 
 _ALL_COUNTERS = {"vmcnt": 0, "vscnt": 0, "lgkmcnt": 0, "expcnt": 0, "loadcnt": 0, "storecnt": 0, "dscnt": 0,
-                 "kmcnt": 0, "samplecnt": 0, "bvhcnt": 0}
+                 "kmcnt": 0, "samplecnt": 0, "bvhcnt": 0, "asynccnt": 0}
 
 
 @semantic("s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt",
           "s_wait_loadcnt", "s_wait_storecnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_expcnt", "s_wait_samplecnt",
-          "s_wait_bvhcnt", "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "s_wait_idle", "s_wait_xcnt")
+          "s_wait_bvhcnt", "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "s_wait_idle", "s_wait_xcnt",
+          "s_wait_asynccnt")
 def s_waitcnt(ctx, insn):
     """Block until each named counter is at most its value (the wave issues this instruction again when the
     counters allow, so its PC stays on the wait while it is blocked)."""
@@ -631,6 +632,10 @@ def s_waitcnt(ctx, insn):
         raise Unsupported(insn.text, insn.address)
     if ctx.machine.wait_counters(ctx.wave, limits):
         ctx.next_pc = insn.address
+    elif "asynccnt" in limits and getattr(ctx.wave, "async_lds", None):  # GFX12.5: the completed copies land
+        from amddbg.emu.semantics.asynclds import land
+
+        land(ctx.machine, ctx.wave, limits["asynccnt"])
 
 
 @semantic(".long")
@@ -665,6 +670,8 @@ def s_getreg(ctx, insn):
         val = w.trapsts
     elif "HW_ID" in text:
         val = w.wave_in_group
+    elif "IB_STS2" in text:  # GFX12.5: bits 9:6 nonzero in a cluster dispatch, 24:21 the flat id in the cluster
+        val = getattr(w, "ib_sts2", 0)
     m = _hwreg_field(text)
     if m is not None:
         off, size = m

@@ -1,0 +1,90 @@
+"""GFX12.5 asynchronous global -> LDS loads (`global_load_async_to_lds_b{8,32,64,128}`) and their counter, ASYNCcnt.
+
+What they do (the GFX12.5 ISA's pseudocode as LLVM's tests quote it: `dsaddr = LDS_BASE + VGPR[lane][VDST] +
+INST_OFFSET; memaddr = ADDR`, addressed like every GLOBAL instruction, `scale_offset` included): each active lane
+copies 1, 4, 8 or 16 bytes from global memory to its workgroup's LDS without a VGPR in between, and the copy is
+tracked by ASYNCcnt (`s_wait_asynccnt N`), not LOADcnt (clang-22 waits for them with `s_wait_asynccnt`).
+
+When the bytes reach LDS (amdgpu-async-operations.rst, "Memory Consistency Model"): an async operation A program
+ordered before an overlapping access X happens-before X only if A is *completed* before X, and completion is only
+observable through the wait. The emulator therefore reads the global bytes at issue and writes them to LDS when
+the issuing wave learns they completed: when its `s_wait_asynccnt N` (or `s_wait_idle`) lets it go on, the copies
+older than the N it still allows to be outstanding land, in issue order; the rest land when the wave ends. A
+kernel that reads the LDS destination before that (no wait, or another wave that did not synchronise with the
+waiter) reads what was there before: the race the model allows, made visible every time rather than sometimes.
+
+Not emulated (they stop as unsupported instructions, having no semantics): the stores from LDS
+(`global_store_async_from_lds_*`), the cluster multicast loads (`cluster_load_async_to_lds_*`), the tensor DMA
+(`tensor_load_to_lds`) and `ds_atomic_async_barrier_arrive_b64`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from amddbg.emu.errors import Unsupported
+from amddbg.emu.operands import read_scalar, read_vector
+from amddbg.emu.semantics import semantic
+from amddbg.emu.semantics.mem import MemOp, _access, _immediate_offset, _scaled
+from amddbg.isa.model import OperandKind
+
+_SIZES = {"b8": 1, "b32": 4, "b64": 8, "b128": 16}
+M64 = (1 << 64) - 1
+
+
+def _layout(insn):
+    vregs = [o for o in insn.operands if o.kind is OperandKind.VGPR]
+    saddr = next((o for o in insn.operands if o.kind in (OperandKind.SGPR, OperandKind.TTMP)
+                  or (o.kind is OperandKind.SPECIAL and o.text not in ("off", "null"))), None)
+    if len(vregs) != 2:
+        raise Unsupported(f"{insn.text} (operands not understood)", insn.address)
+    return vregs[0], vregs[1], saddr
+
+
+def global_load_async_to_lds(ctx, insn):
+    w = ctx.wave
+    size = _SIZES[insn.mnemonic.rsplit("_", 1)[1]]
+    lds_op, vaddr, saddr = _layout(insn)
+    off = _immediate_offset(insn)
+    if saddr is not None:
+        a = read_vector(w, vaddr, 32).astype(np.uint64) * np.uint64(size if _scaled(insn) else 1) + np.uint64(
+            read_scalar(w, saddr, 64))
+    else:
+        a = read_vector(w, vaddr, 64)
+    dsaddr = read_vector(w, lds_op, 32)
+    policy = dict(insn.memory.cache_policy) if insn.memory else {}
+    copies, srcs = [], {}
+    for ln in w.active_lanes():
+        src = (int(a[ln]) + off) & M64
+        srcs[ln] = src
+        copies.append(((int(dsaddr[ln]) + off) & 0xFFFFFFFF, bytes(_access(ctx, "global", src, ln, size, None, policy)),
+                       ln))
+    ctx.record(MemOp("load", "global", srcs, size, policy, "async_to_lds"))
+    pending = getattr(w, "async_lds", None)
+    if pending is None:
+        pending = w.async_lds = []
+    pending.append((insn.address, copies))
+
+
+for _b in _SIZES:
+    semantic(f"global_load_async_to_lds_{_b}")(global_load_async_to_lds)
+
+
+def land(machine, w, keep: int = 0) -> None:
+    """Write the wave's oldest async copies to LDS, leaving the newest `keep` outstanding (issue order)."""
+    pending = getattr(w, "async_lds", None)
+    if not pending or len(pending) <= keep:
+        return
+    lds = machine.lds_of(w)
+    n = len(pending) - keep
+    for _pc, copies in pending[:n]:
+        for addr, data, ln in copies:
+            lds.write(addr, data, ln)
+    del pending[:n]
+
+
+def pending_state(w) -> bytes:
+    """The wave's copies not yet in LDS, for hang detection's fingerprint (copies that will still land are
+    progress a spinning reader may be waiting for)."""
+    pending = getattr(w, "async_lds", None)
+    return repr([(pc, len(c)) for pc, c in pending]).encode() if pending else b""

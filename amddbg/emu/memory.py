@@ -338,9 +338,10 @@ def flat_scratch_base(wave) -> int:
 
 
 def own_scratch(wave, lanes: np.ndarray, addrs: np.ndarray) -> np.ndarray:
-    """gfx1250 flat addresses with the scratch lane/wave fields checked against the accessing lanes and removed
-    (the result classifies like any private-aperture address). Another lane's or another wave's scratch is not
-    emulated: it stops, naming what the address reaches, instead of touching the wrong memory."""
+    """gfx1250 flat addresses of an atomic with the scratch lane/wave fields checked against the accessing lanes and
+    removed (the result classifies like any private-aperture address). An atomic on another lane's or another
+    wave's scratch is not emulated (loads and stores are: `scratch_lanes`): it stops, naming what the address
+    reaches, instead of touching the wrong memory."""
     a = addrs.astype(np.uint64)
     base = a & np.uint64(~(SCRATCH_LANE_FIELD | _SCRATCH_WAVE_FIELD) & ((1 << 64) - 1))
     priv = (base & np.uint64(APERTURE_MASK)) == np.uint64(PRIVATE_APERTURE)
@@ -356,6 +357,34 @@ def own_scratch(wave, lanes: np.ndarray, addrs: np.ndarray) -> np.ndarray:
         raise Unsupported(f"flat access to another lane's or wave's scratch (gfx1250 globally accessible scratch, "
                           f"address {int(a[k]):#x} from lane {int(lanes[k])}): not emulated", wave.pc)
     return np.where(priv, base, a)
+
+
+def scratch_lanes(machine, wave, lanes: np.ndarray, addrs: np.ndarray) -> tuple[np.ndarray, dict]:
+    """gfx1250 flat addresses of a load or store, split by whose scratch they name: (the addresses with the
+    accessing lane's own lane/wave fields removed, {lane: (wave, lane, offset)} for the lanes that address another
+    lane's or another wave's scratch). The second are accessed in that lane's private memory (`read_private`/
+    `write_private` of the named wave and lane: its dword-swizzled slot, bounds checked against its private
+    size); a wave field naming no wave of the dispatch stops, naming the address."""
+    a = addrs.astype(np.uint64)
+    base = a & np.uint64(~(SCRATCH_LANE_FIELD | _SCRATCH_WAVE_FIELD) & ((1 << 64) - 1))
+    priv = (base & np.uint64(APERTURE_MASK)) == np.uint64(PRIVATE_APERTURE)
+    if not priv.any():
+        return a, {}
+    field = (a >> np.uint64(SCRATCH_LANE_SHIFT)) & np.uint64(0x1F)
+    wave_field = (a >> np.uint64(32)) & np.uint64(0xFFFF)
+    other = priv & ((field != lanes.astype(np.uint64)) | (wave_field != np.uint64(wave.index & 0xFFFF)))
+    foreign = {}
+    for k in np.nonzero(other)[0].tolist():
+        wi = int(wave_field[k])
+        target = machine.waves[wi] if wi < len(machine.waves) else None
+        if target is None or target.index & 0xFFFF != wi or int(field[k]) >= target.lanes:
+            from amddbg.emu.errors import Unsupported
+
+            raise Unsupported(f"flat access to scratch of wave {wi} lane {int(field[k])} (gfx1250 globally "
+                              f"accessible scratch, address {int(a[k]):#x} from lane {int(lanes[k])}): no such wave "
+                              f"or lane in this dispatch", wave.pc)
+        foreign[int(lanes[k])] = (target, int(field[k]), int(base[k]) & 0xFFFFFFFF)
+    return np.where(priv, base, a), foreign
 
 
 def private_address(wave, address: int, lane: int) -> int:

@@ -71,21 +71,23 @@ def test_through_amddbg_run(opt, kernel):
 
 @pytest.mark.parametrize("opt", ["O0", "O2"])
 def test_flat_scratch_own_and_other_lane(opt):
-    """corefiles/gfx1250/scratch.hip through `amddbg run --json`: a lane's own stack through a generic pointer reads
-    back what it wrote; lane 0's stack through lane 0's generic pointer (legal on GFX12.5, not emulated) stops
-    naming globally accessible scratch, never reading the accessing lane's own slot."""
+    """corefiles/gfx1250/scratch.hip through `amddbg run --json`: generic pointers to a lane's own stack, to lane
+    0's (every lane reads lane 0's value), to the next lane's (a store there, read back by its owner) and to the
+    other wave's (pointers swapped through LDS): GFX12.5 scratch is globally accessible, and each access reaches
+    the owner's dword-swizzled slot (loads and stores)."""
     obj = GFX1250 / f"scratch-llvm22-gfx1250-w32-{opt}.co"
 
-    def run(kernel: str) -> dict:
-        r = subprocess.run([sys.executable, "-m", "amddbg", "run", str(obj), "--kernel", kernel, "--grid", "32",
-                            "--block", "32", "--arg", "buf:i32:32", "--json"], capture_output=True, text=True,
+    def run(kernel: str, n: int = 32, out: int = 32) -> list[int]:
+        r = subprocess.run([sys.executable, "-m", "amddbg", "run", str(obj), "--kernel", kernel, "--grid", str(n),
+                            "--block", str(n), "--arg", f"buf:i32:{out}", "--json"], capture_output=True, text=True,
                            timeout=300)
         assert r.returncode == 0, r.stderr
-        return json.loads(r.stdout)
+        doc = json.loads(r.stdout)
+        assert doc["status"] == "completed", doc["reason"]
+        return doc["buffers"][0]["values"]
 
-    own = run("own_slot")
-    assert own["status"] == "completed", own["reason"]
-    assert own["buffers"][0]["values"] == [100 + ln for ln in range(32)]
-    other = run("lane0_slot")
-    assert other["status"] == "unsupported", other
-    assert "another lane's or wave's scratch" in other["reason"] and "from lane 1" in other["reason"]
+    assert run("own_slot") == [100 + ln for ln in range(32)]
+    assert run("lane0_slot") == [100] * 32
+    assert run("next_lane_store") == [200 + (ln + 31) % 32 for ln in range(32)]
+    assert run("other_wave_slot", 64, 128) == [1000 + (t ^ 32) for t in range(64)] + [2000 + (t ^ 32)
+                                                                                      for t in range(64)]

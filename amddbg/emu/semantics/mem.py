@@ -25,6 +25,7 @@ from amddbg.emu.memory import (
     read_private,
     write_private,
 )
+from amddbg.emu.memory import scratch_lanes as foreign_scratch_lanes
 from amddbg.emu.operands import M32, read_scalar, read_vector, write_scalar, write_vector_multi
 from amddbg.emu.semantics import per_insn_cache, semantic
 from amddbg.emu.wave import lane_index, lane_tuple
@@ -324,11 +325,15 @@ def _vmem(kind: str):
             if scale != 1:
                 v = v * np.uint64(scale)
             a = v[lanes] + np.uint64((base_s + off) & _M64)
+            foreign = {}
             if space == "private":
                 a &= np.uint64(M32)
             elif scratch_lanes:
-                a = own_scratch(w, lanes, a)
+                a, foreign = foreign_scratch_lanes(ctx.machine, w, lanes, a)
             ctx.record(MemOp(kind, shown, None, size, policy, lanes=lane_list, addrs=a))
+            if foreign:  # another lane's or wave's scratch (gfx1250): lane by lane, each in its owner's slot
+                _foreign_scratch(ctx, w, kind, lane_list, a, foreign, vdst, size, signed, hi, d16, policy, data_regs)
+                return
             if lane_list and (a == a[0]).all() and _vmem_uniform(
                     ctx, w, kind, space, lanes, lane_list, int(a[0]), vdst, size, signed, hi, d16, policy, data_regs):
                 return
@@ -366,6 +371,49 @@ def _vmem(kind: str):
                 _access(ctx, space, a, ln, size, data)
 
     return run
+
+
+def _foreign_scratch(ctx, w, kind, lane_list, a, foreign, vdst, size, signed, hi, d16, policy, data_regs) -> None:
+    """A gfx1250 flat load or store some of whose lanes name another lane's or another wave's scratch
+    (memory.scratch_lanes): those lanes read or write the owner's private memory, the others as usual."""
+    def access(ln: int, addr: int, data: bytes | None = None):
+        f = foreign.get(ln)
+        if f is None:
+            return _access(ctx, "flat", addr, ln, size, data, policy=policy)
+        owner, lane, off = f
+        if data is None:
+            return read_private(ctx.mem, owner, off, size, lane)
+        write_private(ctx.mem, owner, off, data, lane)
+        return None
+
+    addrs = dict(zip(lane_list, a.tolist(), strict=True))
+    if kind == "load":
+        n = max(1, size // 4)
+        w.ensure_vgprs(vdst.register + n)
+        outs = [w.v[vdst.register + i].copy() for i in range(n)]
+        for ln, addr in addrs.items():
+            data = access(ln, addr)
+            if size >= 4:
+                for i in range(n):
+                    outs[i][ln] = struct.unpack_from("<I", data, 4 * i)[0]
+                continue
+            val = int.from_bytes(data, "little", signed=signed)
+            if d16:
+                old = int(outs[0][ln])
+                val &= 0xFFFF
+                outs[0][ln] = ((old & 0xFFFF) | (val << 16)) if hi else ((old & 0xFFFF0000) | val)
+            else:
+                outs[0][ln] = val & M32
+        write_vector_multi(w, vdst, outs)
+        return
+    regs = [read_vector(w, r) for r in data_regs]
+    for ln, addr in addrs.items():
+        if size >= 4:
+            data = b"".join(struct.pack("<I", int(r[ln])) for r in regs)
+        else:
+            val = int(regs[0][ln]) >> (16 if hi else 0)
+            data = (val & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+        access(ln, addr, data)
 
 
 # -- the quick path: whole-instruction accesses worked out on Python ints and byte strings ----------------------

@@ -5,7 +5,8 @@ first/last-wave flags; where the hardware registers sit in the 16-dword HWREG bl
 temporaries (TTMPs) hold (dispatch packet index, workgroup id, wave-in-group, parked PC); which bits
 make up a stop reason. Sources: ROCdbgapi 0.77 `src/architecture.cpp` (gfx9_architecture_t,
 mi_architecture_t, gfx90a_t, gfx940_t, gfx10_architecture_t, gfx11_architecture_t,
-gfx12_architecture_t), summarised in shared/reference/core-file-format.md section 3.
+gfx12_architecture_t), summarised in shared/reference/core-file-format.md section 3; GFX12.5 from the newer dbgapi
+in ROCm/rocm-systems (gfx12_5_architecture_t, `Gfx125`).
 
 Each family also encodes (the inverse), used by `amddbg.core.writer`.
 """
@@ -113,6 +114,8 @@ class Family:
     has_accvgprs = False
     has_shared_vgprs = False
     se_bits = (11, 12)
+    hwreg_bytes = 128  # the HWREG block below the LDS (gfx9-gfx12: 16 hwregs, then the 16 TTMPs at its end)
+    ttmp_offset = 64  # where the 16 TTMPs start, in bytes from the HWREG block's start
 
     def __init__(self, processor: str) -> None:
         self.processor = processor
@@ -235,12 +238,19 @@ class Family:
             out.add("watchpoint")
         return out
 
+    def trap_id(self, ttmps: list[int]) -> int:
+        """The saved trap id (0: none): ttmp6[28:25] (amdgcn_architecture_t)."""
+        return bits(ttmps[6], 25, 28)
+
+    def store_trap_id(self, ttmps: list[int], trap_id: int) -> None:
+        ttmps[6] |= (trap_id & 0xF) << 25
+
     def stop_reasons(self, hw: dict, ttmps: list[int]) -> list[str]:
         """Stop reasons of a wave the trap handler stopped (ttmp6.wave_stopped), else []."""
         if not ttmps[6] & TTMP6_WAVE_STOPPED:
             return []
         reasons = self.exceptions(hw)
-        trap_id = bits(ttmps[6], 25, 28)
+        trap_id = self.trap_id(ttmps)
         if trap_id:
             reasons.add(TRAP_IDS.get(trap_id, "trap"))
         return [r for r in STOP_REASON_ORDER if r in reasons]
@@ -470,6 +480,58 @@ class Gfx12(Gfx11):
         return out
 
 
+class Gfx125(Gfx12):
+    """GFX12.5 (gfx1250), from the newer amd-dbgapi (ROCm/rocm-systems projects/rocdbgapi/src/architecture.cpp,
+    gfx12_5_architecture_t; ROCdbgapi 0.77 has no GFX12.5): wave32 only, VGPRs saved in blocks of 16 (up to
+    v1023), no shared VGPRs, LDS in 256-dword granules (COMPUTE_RELAUNCH state bits 18:10), the last-wave flag in
+    bit 13 of the wave word, a 128-dword HWREG block (its first 14 slots as gfx12's) whose 16 TTMPs are saved at
+    the end of the SGPR block just below it (`ttmps_addr = hwregs_addr - 64`: SGPR slots 112..127), and the trap
+    id in ttmp11[31:28]. **INFERRED** (not in dbgapi): the wave word's other fields as gfx11's.
+
+    Workgroup clusters: with clusters the architected TTMP9/TTMP7 hold the *cluster* id and TTMP6[27:0] the
+    position and shape (amddbg/emu/clusters.py). `group_ids` rebuilds the workgroup id from them
+    (cluster id * (max id + 1) + position, per dimension); TTMP6[27:0] = 0, as amddbg writes it for a dispatch
+    without clusters, gives TTMP9/TTMP7 unchanged. **INFERRED**: whether hardware leaves TTMP6[27:0] zero outside
+    a cluster dispatch is not known here; amddbg's own cores are the ones read this way."""
+
+    name = "gfx125"
+    hwreg_bytes = 512
+    ttmp_offset = -64
+
+    def sizes(self, state0: int, state1: int) -> Sizes:
+        return Sizes((bits(state0, 0, 5) + 1) * 16, 0, 0, 128, bits(state0, 10, 18) * 1024, 32)
+
+    def wave_word(self, w: int) -> WaveWord:
+        return WaveWord(bits(w, 0, 9), bits(w, *self.se_bits), bool(w >> 11 & 1), bool(w >> 12 & 1), bool(w >> 13 & 1))
+
+    def encode_state(self, s: Sizes) -> tuple[int, ...]:
+        self._check(s.lanes == 32, "gfx1250 waves have 32 lanes")
+        self._check(s.vgprs % 16 == 0 and 16 <= s.vgprs <= 1024, f"vgpr count {s.vgprs} (multiple of 16)")
+        self._check(s.sgprs == 128, "gfx10+ saves 128 SGPRs")
+        self._check(s.shared_vgprs == 0 and s.accvgprs == 0, "no shared VGPRs or AccVGPRs on gfx1250")
+        self._check(s.lds % 1024 == 0 and s.lds // 1024 < 512, f"lds size {s.lds} (multiple of 1024)")
+        return (1 << 31 | (s.vgprs // 16 - 1) | (s.lds // 1024) << 10 | 1 << 24, 0)
+
+    def encode_wave(self, w: WaveWord) -> int:
+        lo, hi = self.se_bits
+        self._check(w.scoreboard_id < 1024 and w.se_id < (1 << (hi - lo + 1)), "scoreboard/se id range")
+        return w.scoreboard_id | w.scratch_en << 11 | w.first << 12 | w.last << 13 | w.se_id << lo
+
+    def record_size(self, s: Sizes, first: bool) -> int:
+        return (s.lds if first else 0) + self.hwreg_bytes + 4 * s.sgprs + 4 * s.lanes * s.vgprs
+
+    def trap_id(self, ttmps: list[int]) -> int:
+        return bits(ttmps[11], 28, 31)
+
+    def store_trap_id(self, ttmps: list[int], trap_id: int) -> None:
+        ttmps[11] = (ttmps[11] & 0x0FFFFFFF) | (trap_id & 0xF) << 28
+
+    def group_ids(self, ttmps: list[int]) -> tuple[int, int, int]:
+        c = super().group_ids(ttmps)
+        t6 = ttmps[6]
+        return tuple(c[d] * (bits(t6, 12 + 4 * d, 15 + 4 * d) + 1) + bits(t6, 4 * d, 4 * d + 3) for d in range(3))
+
+
 _FAMILIES = {
     "gfx900": Family,
     "gfx906": Family,
@@ -489,6 +551,7 @@ _FAMILIES = {
     "gfx1102": Gfx11,
     "gfx1200": Gfx12,
     "gfx1201": Gfx12,
+    "gfx1250": Gfx125,
 }
 
 SUPPORTED_PROCESSORS = tuple(_FAMILIES)
@@ -500,6 +563,7 @@ FAMILY_EXAMPLES = {
     "gfx10": "gfx1030",
     "gfx11": "gfx1100",
     "gfx12": "gfx1201",
+    "gfx125": "gfx1250",
 }
 
 

@@ -5,8 +5,10 @@ Why a note of our own: a core the emulator writes (`amddbg run --core`) is read 
 past the workgroup's allocation reads 0 or is dropped (amddbg/emu/ldsbounds.py) and the kernel goes on. The note
 keeps them with the core: ELF note name "AMDDBG", type NT_AMDDBG_EMULATOR_NOTES, a UTF-8 JSON object
 `{"version": 1, "notes": [{"kind", "workgroup", "wave_in_group", "pc", "instruction", "source", "lanes",
-"addresses", "requested", "allocated", "effect"}, ...]}`. Other tools ignore an unknown note; a core without it
-simply has no emulator notes. Reading never trusts the payload: size-bounded, JSON only, each record checked.
+"addresses", "requested", "allocated", "effect"}, ...]}`, and on GFX12.5 one `barrier_state` record (the named
+and cluster barrier objects, which no saved register holds; `_barrier_state_ok`). Other tools ignore an
+unknown note; a core without it simply has no emulator notes. Reading never trusts the payload: size-bounded,
+JSON only, each record checked.
 """
 
 from __future__ import annotations
@@ -35,11 +37,41 @@ def parse(desc: bytes, where: str) -> tuple[list[dict], list[str]]:
         return [], [f"{where}: emulator note of an unknown layout; ignored"]
     out, bad = [], 0
     for rec in doc["notes"]:
-        if isinstance(rec, dict) and all(isinstance(rec.get(k), t) for k, t in _KEYS.items()):
+        if isinstance(rec, dict) and (_barrier_state_ok(rec) if rec.get("kind") == "barrier_state" else
+                                      all(isinstance(rec.get(k), t) for k, t in _KEYS.items())):
             out.append(rec)
         else:
             bad += 1
     return out, [f"{where}: {bad} malformed emulator note record(s) ignored"] if bad else []
+
+
+def _ints(x, n: int | None = None) -> bool:
+    return isinstance(x, list) and (n is None or len(x) == n) and all(isinstance(v, int) for v in x)
+
+
+def _barrier_state_ok(rec: dict) -> bool:
+    """A `barrier_state` record (GFX12.5, emu/coredump.py): the named and cluster barrier objects the hardware state
+    does not save, `{"kind": "barrier_state", "workgroups": [{"workgroup": [x, y, z], "named": [{"id", "expected",
+    "initialized", "arrivals", "members"}], "joined": [[wave, id]], "waiting": [[wave, id]]}], "clusters":
+    [{"cluster": [x, y, z], "shape": [x, y, z], "expected", "arrivals": [[x, y, z]], "dropped": [[x, y, z]]}]}`."""
+    wgs, cls = rec.get("workgroups"), rec.get("clusters")
+    if not isinstance(wgs, list) or not isinstance(cls, list):
+        return False
+    for g in wgs:
+        if not (isinstance(g, dict) and _ints(g.get("workgroup"), 3) and isinstance(g.get("named"), list)
+                and all(isinstance(p, list) and _ints(p, 2) for k in ("joined", "waiting") for p in g.get(k, [None]))):
+            return False
+        for b in g["named"]:
+            if not (isinstance(b, dict) and isinstance(b.get("id"), int) and 0 < b["id"] <= 16
+                    and isinstance(b.get("expected"), int) and isinstance(b.get("initialized"), bool)
+                    and _ints(b.get("arrivals")) and _ints(b.get("members"))):
+                return False
+    for c in cls:
+        if not (isinstance(c, dict) and _ints(c.get("cluster"), 3) and _ints(c.get("shape"), 3)
+                and isinstance(c.get("expected"), int) and all(_ints(a, 3) for k in ("arrivals", "dropped")
+                                                                for a in c.get(k, [None]))):
+            return False
+    return True
 
 
 def read(files) -> tuple[list[dict], list[str]]:

@@ -193,7 +193,7 @@ class Wave:
 
     @property
     def trap_id(self) -> int | None:
-        tid = self.ttmps[6] >> 25 & 0xF
+        tid = self.family.trap_id(self.ttmps)
         return tid if self.stopped and tid else None
 
     @property
@@ -207,7 +207,7 @@ class Wave:
         if a is None:
             s = self.sizes
             save = self.context_save_address - (s.lds if self.word.first else 0)
-            hwregs = save - 128
+            hwregs = save - self.family.hwreg_bytes
             sgprs = hwregs - 4 * s.sgprs
             shared = sgprs - 128 * s.shared_vgprs
             acc = shared - 4 * s.lanes * s.accvgprs
@@ -251,7 +251,7 @@ class Wave:
 
     @property
     def vgprs_available(self) -> bool:
-        return not (self.family.name in ("gfx11", "gfx12") and self.status & STATUS_NO_VGPRS)
+        return not (self.family.name in ("gfx11", "gfx12", "gfx125") and self.status & STATUS_NO_VGPRS)
 
     @property
     def vgprs(self) -> list[list[int]]:

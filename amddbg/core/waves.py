@@ -187,8 +187,10 @@ def _iterate(
             return out
         csa = top - gap
         save = csa - (sizes.lds if word.first else 0)
-        try:
-            regs = struct.unpack("<32I", mem.read(save - 128, 128))
+        try:  # 16 hwregs at the HWREG block's start, 16 TTMPs at its end (gfx1250: just below it)
+            hwb = save - family.hwreg_bytes
+            regs = struct.unpack("<16I", mem.read(hwb, 64)) + struct.unpack(
+                "<16I", mem.read(hwb + family.ttmp_offset, 64))
         except Unavailable as exc:
             rest = sum(1 for x in words[i:] if not x >> 30)
             warnings.append(

@@ -56,7 +56,10 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
             first_of_group.add(w.group_key)
             lds = bytes(g.lds.data) if len(g.lds.data) else None
         se_id, scoreboard = place(w.index) if slot else (0, 0)
-        b.add_wave(d, workgroup=w.workgroup, wave_in_group=w.wave_in_group, pc=w.pc, exec=w.exec,
+        # a cluster dispatch (gfx1250): the wave's TTMP9/TTMP7 hold its cluster id and TTMP6 its place in it
+        cluster_ttmps = ({6: w.ttmp[6] & 0x0FFFFFFF, 7: w.ttmp[7], 9: w.ttmp[9]}
+                         if getattr(machine, "clusters", None) is not None else None)
+        b.add_wave(d, workgroup=w.workgroup, wave_in_group=w.wave_in_group, pc=w.pc, exec=w.exec, ttmps=cluster_ttmps,
                    **_trap_fields(machine, w), scratch_en=bool(slot), se_id=se_id, scoreboard_id=scoreboard,
                    m0=w.m0, mode=w.mode,
                    sgprs=_saved_sgprs(machine, w), sgpr_count=112 if machine.family == "gfx9" else None,
@@ -64,6 +67,9 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
                    accvgprs=[row.tolist() for row in w.a] if w.a.size else (), lds=lds, wave_size=w.lanes)
     bounds = getattr(machine, "lds_bounds", None)
     notes = [n for n in bounds.warnings() if "lanes" in n] if bounds is not None else []
+    state = _barrier_state(machine)
+    if state is not None:
+        notes.append(state)
     if notes:  # what the run saw that the state does not show: LDS accesses past the allocation (ldsbounds.py)
         from amddbg.core.emunotes import NOTE_NAME, NT_AMDDBG_EMULATOR_NOTES, build
 
@@ -76,6 +82,36 @@ def write_core(machine, path: str, *, layout: str = "split") -> None:
         b.write_split(path, host_path=host_core_path(path))
     else:
         b.write_unified(path)
+
+
+def _barrier_state(machine) -> dict | None:
+    """GFX12.5's named and cluster barrier objects (expected count, arrivals, members, joins, who waits on which),
+    for replay: no saved register holds them (amddbg/core/emunotes.py `barrier_state`). None on other targets."""
+    from amddbg.emu.barriers import NAMED_IDS, has_named_barriers
+
+    if not has_named_barriers(machine.processor):
+        return None
+    groups = []
+    for g in machine.groups:
+        bars = getattr(g, "barriers", None)
+        if bars is None:
+            continue
+        named = [{"id": bid, "expected": b.expected, "initialized": b.initialized, "arrivals": sorted(b.arrivals),
+                  "members": sorted(b.members)} for bid, b in sorted(bars.objects.items())
+                 if bid in NAMED_IDS and (b.initialized or b.members or b.arrivals)]
+        joined = sorted([wi, bid] for wi, bid in bars.joined.items())
+        waiting = sorted([wi, bid] for wi, bid in bars.waiting.items()
+                         if any(x.wave_in_group == wi and x.state == "at barrier" for x in g.waves))
+        if named or joined or waiting:
+            groups.append({"workgroup": list(g.id), "named": named, "joined": joined, "waiting": waiting})
+    clusters = []
+    cl = getattr(machine, "clusters", None)
+    for c, b in sorted(cl.barriers.items()) if cl is not None else ():
+        clusters.append({"cluster": list(c), "shape": list(cl.dims), "expected": b.expected,
+                         "arrivals": sorted(map(list, b.arrivals)), "dropped": sorted(map(list, b.dropped))})
+    if not groups and not clusters:
+        return None
+    return {"kind": "barrier_state", "workgroups": groups, "clusters": clusters}
 
 
 def _saved_sgprs(machine, w) -> list[int]:
@@ -102,7 +138,7 @@ def _scratch_layout(agent, waves: int, slot: int):
     e = agent.entry
     spe = e.get("simd_arrays_per_engine") or 1
     se = max(1, (e.get("array_count", 1) * max(1, e.get("num_xcc", 1))) // spe // max(1, e.get("num_xcc", 1)))
-    gfx11 = fam.name in ("gfx11", "gfx12")
+    gfx11 = fam.name in ("gfx11", "gfx12", "gfx125")
     unit = 256 if gfx11 else 1024
     lo, hi = getattr(fam, "se_bits", (0, 0))
     max_se = 1 << (hi - lo + 1) if hi >= lo else 1

@@ -236,6 +236,9 @@ def _barrier_objects(program, r) -> list[Finding]:
                 t = threads.get((wg, w.wave_in_group))
                 if t is not None:
                     locs.append(wave_location(t, "waiting at barrier", w.pc))
+            if "cluster" in b:  # GFX12.5 cluster barrier -3: workgroups arrive, any wave of the cluster waits
+                out.append(_cluster_barrier_finding(r.machine, wg, b, locs))
+                continue
             never = [n for n in b["waiting"] if n not in b["arrivals"]]
             summary = (f"workgroup {wg}: barrier {b['id']} expects {b['expected']} arrivals and has {b['arrived']} "
                        f"(waves {', '.join(map(str, b['arrivals'])) or 'none'}); waves "
@@ -246,6 +249,27 @@ def _barrier_objects(program, r) -> list[Finding]:
                                {"barrier": b["id"], "expected": b["expected"], "arrived": b["arrived"],
                                 "found_by": "replay"}))
     return out
+
+
+def _cluster_barrier_finding(m, wg: tuple, b: dict, locs: list) -> Finding:
+    """A cluster barrier short of arrivals: which workgroups of the cluster never arrived (one wave of each
+    workgroup arrives for it; amddbg/emu/clusters.py)."""
+    cl = m.clusters
+    cluster = tuple(b["cluster"])
+    members = [tuple(g.id) for g in m.groups if cl is not None and cl.cluster_of(g.id) == cluster]
+    cb = cl.barriers.get(cluster) if cl is not None else None
+    dropped = cb.dropped if cb is not None else set()
+    arrived = [tuple(a) for a in b["arrivals"]]
+    missing = [g for g in members if g not in arrived and g not in dropped]
+    fmt = ", ".join
+    summary = (f"cluster {cluster} ({len(members)} workgroups): cluster barrier -3 expects {b['expected']} workgroup "
+               f"arrivals and has {b['arrived']} ({fmt(map(str, arrived)) or 'none'}); "
+               f"{fmt(map(str, missing)) or 'no workgroup'} never arrived; waves {fmt(map(str, b['waiting']))} of "
+               f"workgroup {wg} wait on it")
+    return Finding("barrier_deadlock", "missing_arrivals", summary,
+                   [{"workgroup": list(wg), "wave_in_group": n} for n in b["waiting"]], locs,
+                   {"barrier": -3, "cluster": list(cluster), "expected": b["expected"], "arrived": b["arrived"],
+                    "missing_workgroups": [list(g) for g in missing], "found_by": "replay"})
 
 
 def _misuse_findings(program, r) -> list[Finding]:

@@ -196,9 +196,92 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0,
             m.waves.append(w)
     if not state.threads:
         raise ReplayUnavailable("no wave of the dispatch could be rebuilt from the core")
+    if processor.startswith("gfx125"):
+        _gfx125_state(m, program, only)
     slot = -(-private * lanes // 1024) * 1024  # the scratch slot granule; each wave's slot is private to it
     m.private_ranges = [(w.scratch_base, w.scratch_base + slot) for w in m.waves if private and w.scratch_base]
     return state
+
+
+def clustered(threads) -> bool:
+    """Whether the dispatch of `threads` ran in workgroup clusters (GFX12.5: a wave's TTMP6 names a cluster of
+    more than one workgroup)."""
+    for t in threads:
+        w = t.wave
+        if getattr(w.family, "name", "") == "gfx125" and w.ttmps_valid and w.ttmps[6] >> 24 & 15:
+            return True
+    return False
+
+
+def _gfx125_state(m: Machine, program, only) -> None:
+    """GFX12.5: a cluster dispatch's shape comes back from the waves' TTMP6 (amddbg/emu/clusters.py), with
+    HW_REG_IB_STS2, which the code reads to rebuild its workgroup id; the named and cluster barrier objects come
+    back from the `barrier_state` note `amddbg run --core` writes (amddbg/core/emunotes.py). Without that note (a
+    core the hardware wrote) a wave waiting on a named or cluster barrier cannot be continued: the core holds the
+    waves, not the barriers' expected and arrive counts, and replaying the wait as a workgroup barrier would answer
+    a different question."""
+    from amddbg.emu import clusters
+    from amddbg.emu.barriers import NAMED_IDS
+
+    live = [w for w in m.waves if w.state != ENDED]
+    shape = next((clusters.from_registers(w.ttmp[6]) for w in live if w.ttmp[6] >> 24 & 15), None)
+    if shape is not None:
+        if only is not None:
+            raise ReplayUnavailable("a cluster dispatch is replayed whole, not by symmetry")
+        m.clusters = clusters.Clusters(shape)
+        for w in live:
+            m.clusters.set_registers(w)
+    core = getattr(program, "core", None)
+    state = next((n for n in (core.emulator_notes if core is not None else []) if n.get("kind") == "barrier_state"),
+                 None)
+    waiting = {}
+    for w in live:
+        if w.state != WAITING_BARRIER:
+            continue
+        insn = m.instructions.get(w.pc)
+        bid = None
+        if insn is not None and insn.mnemonic == "s_barrier_wait" and insn.operands:
+            v = int(insn.operands[0].value or 0) & 0xFFFF
+            bid = v - 0x10000 if v >> 15 else v
+        if bid == -1:
+            continue
+        if state is None:
+            what = "the cluster barrier -3" if bid == -3 else f"named barrier {bid}" if bid else "a barrier"
+            raise ReplayUnavailable(f"wave {w.wave_in_group} of workgroup {w.workgroup} waits on {what}: the core "
+                                    "holds no barrier arrive counts (a core `amddbg run --core` writes has them), so "
+                                    "replay cannot continue it")
+        waiting[(tuple(w.workgroup), w.wave_in_group)] = w
+    if state is None:
+        return
+    by_id = {tuple(g.id): g for g in m.groups}
+    for rec in state["workgroups"]:
+        g = by_id.get(tuple(rec["workgroup"]))
+        if g is None:
+            continue
+        bars = m.barriers_of(g)
+        for b in rec["named"]:
+            o = bars.objects[b["id"]]
+            o.expected, o.initialized = b["expected"], b["initialized"]
+            o.arrivals, o.members = set(b["arrivals"]), set(b["members"])
+            for wi in b["arrivals"]:
+                bars.arrive_phase[(wi, b["id"])] = o.phase
+        bars.joined = {wi: bid for wi, bid in rec["joined"] if bid in NAMED_IDS or bid == 0}
+        for wi, bid in rec["waiting"]:
+            w = waiting.get((tuple(g.id), wi))
+            if w is None or bid == -1:
+                continue
+            g.arrived.discard(wi)  # (machine_from_program counted it at the workgroup barrier)
+            bars.waiting[wi] = bid
+            if bid == -3 and m.clusters is not None:
+                cb = m.clusters.barrier(g.id)
+                cb.waiting.add(w.index)
+                cb.waits[w.index] = cb.phase
+    if m.clusters is not None:
+        for rec in state["clusters"]:
+            cb = m.clusters.barriers.setdefault(tuple(rec["cluster"]), clusters.ClusterBarrier(m.clusters.size))
+            cb.expected = rec["expected"]
+            cb.arrivals = {tuple(a) for a in rec["arrivals"]}
+            cb.dropped = {tuple(a) for a in rec["dropped"]}
 
 
 def _load_wave(w: Wave, t, m: Machine, state: CoreReplayState) -> None:

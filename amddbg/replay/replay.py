@@ -230,7 +230,7 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
     which happened."""
     if not symmetry:
         return _replay(program, dispatch, assume, stale, watch, max_instructions, seed, coherent=coherent)
-    from amddbg.replay.fromcore import stuck_dispatch
+    from amddbg.replay.fromcore import clustered, stuck_dispatch
     from amddbg.replay.symmetry import plan
 
     t0 = time.perf_counter()
@@ -241,6 +241,8 @@ def replay(program, *, dispatch: int | None = None, assume=(), stale: dict | Non
         try:
             p = plan(program, threads, threads[0].dispatch, stale=stale, watch=watch)
         except (AmddbgError, ValueError, TypeError):  # registers or LDS a damaged core cannot give: no classes
+            p = None
+        if p is not None and clustered(threads):  # (a cluster barrier ties workgroups: replayed whole)
             p = None
         cache[key] = p
     p = cache[key]

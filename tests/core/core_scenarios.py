@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from amddbg.core.arch import FAMILY_EXAMPLES, STOP_REASON_ORDER, family_for
 from amddbg.core.writer import CoreBuilder
 
-ARCHS = list(FAMILY_EXAMPLES.values())  # one processor per family: gfx906 gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1201
+ARCHS = list(FAMILY_EXAMPLES.values())  # one processor per family: gfx906 ... gfx1201 gfx1250
 
 
 @dataclass
@@ -82,9 +82,10 @@ def build(
             d = b.add_dispatch(q, entry=entry, grid=grid, workgroup=wg, kernarg_address=0x7200_0000_0000 + di)
             for g in range(groups):
                 group = (g + di, qi, di)
-                lds = bytes(rnd.randrange(256) for _ in range(512 * (1 + g))) if (g + di) % 2 == 0 else None
+                granule = 1024 if fam.name == "gfx125" else 512  # (LDS is saved in whole granules)
+                lds = bytes(rnd.randrange(256) for _ in range(granule * (1 + g))) if (g + di) % 2 == 0 else None
                 for wi in range(waves_per_group):
-                    nv = 8 if lanes == 32 and not gfx9 else 4 * rnd.randint(1, 3)
+                    nv = 16 if fam.name == "gfx125" else 8 if lanes == 32 and not gfx9 else 4 * rnd.randint(1, 3)
                     nacc = 0
                     if fam.name == "gfx908":
                         nacc = nv

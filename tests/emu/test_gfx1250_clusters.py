@@ -148,10 +148,88 @@ def test_async_copy_read_before_its_wait_is_a_race_that_shows(opt):
     assert trapped and all(w["source"]["line"] == line_of("__builtin_trap()") for w in trapped), trapped[:2]
 
 
-def test_gfx1250_cores_are_a_clear_user_error(tmp_path):
-    """Cores of gfx1250 dispatches are not written yet (the GFX12.5 context save area layout is not implemented):
-    `--core` says so, and the run itself is not lost."""
-    core = tmp_path / "skip.gpu"
-    r = run(obj("O2"), "cluster_skip", "128", "64", "buf:i32:128", extra=("--core", str(core)))
-    assert r.returncode == 2 and "context save area" in r.stderr and "gfx1250" in r.stderr, r.stderr
-    assert not core.exists()
+def explain_json(core: Path) -> dict:
+    r = subprocess.run([sys.executable, "-m", "amddbg", "explain", str(core), "--json"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode in (0, 3, 4), r.stderr
+    return json.loads(r.stdout)
+
+
+def cored(tmp_path: Path, opt: str, kernel: str, grid: str, block: str, *args: str, extra: tuple = ()) -> Path:
+    core = tmp_path / f"{kernel}-{opt}.gpu"
+    r = run(obj(opt), kernel, grid, block, *args, extra=(*extra, "--core", str(core)))
+    assert r.returncode == 0 and core.exists(), r.stderr
+    return core
+
+
+@pytest.mark.parametrize("opt", OPTS)
+def test_cluster_barrier_deadlock_is_cored_and_explained(opt, tmp_path):
+    """The core carries the waves (GFX12.5 save-area layout, core/arch.py Gfx125) with their cluster registers and
+    the barrier objects (the `barrier_state` note); explain replays it and names the workgroups that never arrive."""
+    core = cored(tmp_path, opt, "cluster_skip", "256", "64", "buf:i32:256")
+    info = subprocess.run([sys.executable, "-m", "amddbg", str(core), "-batch", "-ex", "info threads"],
+                          capture_output=True, text=True, timeout=300)
+    assert info.returncode == 0, info.stderr
+    assert [m.group(1) for m in re.finditer(r"\((\d,\d,\d)\)/\d", info.stdout)] == [
+        f"{g},0,0" for g in range(4) for _ in range(2)]  # the workgroup ids, not the cluster ids TTMP9 holds
+    doc = explain_json(core)
+    assert doc["verdict"] == "hang", doc
+    f = next(f for f in doc["findings"] if f["kind"] == "barrier_deadlock")
+    assert f["cause"] == "missing_arrivals" and "cluster barrier -3 expects 2 workgroup arrivals and has 1" in f[
+        "summary"] and "(1, 0, 0) never arrived" in f["summary"], f
+    assert f["locations"][0]["line"] == line_of("s_barrier_wait(-3)")
+
+
+@pytest.mark.parametrize("opt", OPTS)
+def test_named_barrier_deadlock_is_cored_and_explained(opt, tmp_path):
+    doc = explain_json(cored(tmp_path, opt, "named_short", "128", "128", "buf:i32:128"))
+    assert doc["verdict"] == "hang", doc
+    f = next(f for f in doc["findings"] if f["kind"] == "barrier_deadlock")
+    assert "barrier 1 expects 3 arrivals and has 2 (waves 0, 1); waves 0, 1 wait on it" in f["summary"], f
+
+
+@pytest.mark.parametrize("opt", OPTS)
+def test_async_race_is_cored_and_explained(opt, tmp_path):
+    doc = explain_json(cored(tmp_path, opt, "async_race", "128", "128", "buf:i32:128:iota", "buf:i32:128"))
+    assert doc["verdict"] == "trap", doc
+    f = next(f for f in doc["findings"] if f["kind"] == "trap")
+    assert f["locations"][0]["line"] == line_of("__builtin_trap()"), f
+    assert "assert_trap" in f["summary"] and "v = -1" in f["summary"], f  # the trap id (TTMP11 on GFX12.5)
+
+
+def test_a_cluster_dispatch_replays_from_its_core(tmp_path):
+    """A core written part-way through a --cluster launch of a kernel without __cluster_dims__: replay rebuilds the
+    cluster shape from TTMP6 and HW_REG_IB_STS2 with it (the code reads it to rebuild its workgroup id), runs the
+    dispatch whole (not by symmetry) and writes what the uninterrupted run writes."""
+    import struct
+
+    import amddbg
+    from amddbg.replay.replay import replay
+
+    core = cored(tmp_path, "O2", "launch_ids", "256", "32", "buf:u32:8", extra=("--cluster", "2",
+                                                                             "--max-instructions", "20"))
+    doc = explain_json(core)
+    assert doc["verdict"] == "no_hang", doc
+    prog = amddbg.open(str(core))
+    r = replay(prog)
+    assert r.status == "completed", r.reason
+    out = struct.unpack("<Q", bytes(r.machine.memory.read(prog.waves[0].dispatch.kernarg_address, 8)))[0]
+    assert list(struct.unpack("<8I", bytes(r.machine.memory.read(out, 32)))) == [g | (g // 2) << 16
+                                                                                   for g in range(8)]
+
+
+def test_a_core_without_barrier_objects_is_not_replayed_as_a_workgroup_barrier(tmp_path, monkeypatch):
+    """A GFX12.5 core without the emulator's barrier_state note (as the hardware writes them): explain does not
+    replay a named-barrier wait as a workgroup barrier; it says why replay cannot start."""
+    from amddbg.emu import coredump
+    from amddbg.emu.machine import Machine
+
+    m = Machine(obj("O2"))
+    m.dispatch("named_short", (128, 1, 1), (128, 1, 1), ["buf:i32:128"])
+    assert m.run(max_instructions=100_000).status == "hang"
+    monkeypatch.setattr(coredump, "_barrier_state", lambda machine: None)
+    core = tmp_path / "bare.gpu"
+    m.write_core(str(core))
+    doc = explain_json(core)
+    assert doc["verdict"] != "no_hang"
+    assert "waits on named barrier 1: the core holds no barrier arrive counts" in json.dumps(doc)

@@ -326,7 +326,7 @@ class CoreBuilder:
 
         vgprs, accvgprs, shared_vgprs = vec(vgprs, lanes), vec(accvgprs, lanes), vec(shared_vgprs, 32)
         gfx10 = fam.two_state_words
-        gran = 8 if (gfx10 and lanes == 32) else 4
+        gran = 16 if fam.name == "gfx125" else 8 if (gfx10 and lanes == 32) else 4
         vc = vgpr_count if vgpr_count is not None else max(gran, _align(len(vgprs), gran))
         if fam.name == "gfx908":
             ac = vc
@@ -341,7 +341,7 @@ class CoreBuilder:
         else:
             sc = sgpr_count if sgpr_count is not None else _align(len(sgprs) + fam.scalar_alias_count, 16)
         lds = bytes(lds) if lds else None
-        lds_size = _align(len(lds), 512) if lds else 0
+        lds_size = _align(len(lds), 1024 if fam.name == "gfx125" else 512) if lds else 0
         sizes = Sizes(vc, ac, shared_vgpr_count or _align(len(shared_vgprs), 8), sc, lds_size, lanes)
         fam.encode_state(sizes)  # validates counts
         if len(vgprs) > vc or len(accvgprs) > ac or len(sgprs) > fam.aliased_sgpr_end(sizes):
@@ -373,16 +373,16 @@ class CoreBuilder:
             wave_in_group=wave_in_group,
             parked_pc=pc if parks else None,
         )
+        for k, v in (ttmps or {}).items():  # (the wave's own TTMPs first: the stop state goes on top)
+            tt[k] = v
         if stopped:
             tt[6] |= TTMP6_WAVE_STOPPED
             if trap_id:
-                tt[6] |= (trap_id & 0xF) << 25
+                fam.store_trap_id(tt, trap_id)
         if not ttmps_valid or dispatch is None:
             tt[6] |= 1 << 31
             if fam.name == "gfx94x":
                 tt[11] |= 1 << 31
-        for k, v in (ttmps or {}).items():
-            tt[k] = v
         key = (id(dispatch), tuple(workgroup), xcc)
         w = WaveSpec(
             dispatch,
@@ -546,7 +546,7 @@ class CoreBuilder:
         last_state = None
         for members in groups.values():
             lds = next((m.lds for m in members if m.lds), None)
-            lds_size = _align(len(lds), 512) if lds else 0
+            lds_size = _align(len(lds), 1024 if fam.name == "gfx125" else 512) if lds else 0
             for i, w in enumerate(members):
                 first, last = i == 0, i == len(members) - 1
                 sizes = Sizes(
@@ -586,13 +586,18 @@ class CoreBuilder:
             flat = [v & 0xFFFFFFFF for r in rs for v in r] + [0] * ((count - len(rs)) * width)
             return struct.pack(f"<{count * width}I", *flat)
 
+        sgprs = [v & 0xFFFFFFFF for v in w.sgprs] + [0] * (s.sgprs - len(w.sgprs))
+        if fam.ttmp_offset < 0:  # gfx1250: the TTMPs are the SGPR block's last 16 slots, then a 128-dword HWREG
+            sgprs[s.sgprs + fam.ttmp_offset // 4:] = w.ttmps
+            tail = [struct.pack("<16I", *w.hwregs), bytes(fam.hwreg_bytes - 64)]
+        else:
+            tail = [struct.pack("<16I", *w.hwregs), struct.pack("<16I", *w.ttmps)]
         parts = [
             rows(w.vgprs, s.vgprs, s.lanes),
             rows(w.accvgprs, s.accvgprs, s.lanes),
             rows(w.shared_vgprs, s.shared_vgprs, 32),
-            struct.pack(f"<{s.sgprs}I", *([v & 0xFFFFFFFF for v in w.sgprs] + [0] * (s.sgprs - len(w.sgprs)))),
-            struct.pack("<16I", *w.hwregs),
-            struct.pack("<16I", *w.ttmps),
+            struct.pack(f"<{s.sgprs}I", *sgprs),
+            *tail,
         ]
         if first:
             parts.append((lds or b"") + bytes(s.lds - len(lds or b"")))

@@ -151,6 +151,7 @@ def _script(args: argparse.Namespace) -> int:
     single += ["dynamic-lds"] if args.dynamic_lds else []
     single += ["global"] if args.globals else []
     single += ["stack-size"] if args.stack_size is not None else []
+    single += ["cluster"] if getattr(args, "cluster", None) else []
     single += ["explore"] if args.explore is not None else []
     if single:
         raise UsageError("--script gives every launch's options; it does not take "

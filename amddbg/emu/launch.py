@@ -15,7 +15,8 @@ empty (the AQL packet's system-scope acquire invalidates them).
      "launches": [{"kernel": "scan_blocks", "grid": 1000, "block": 64, "dynamic_lds": 512,
                    "args": ["@in", "@out", "@sums", "u32:1000"]}, ...]}
 
-A launch may also give "stack_size" and "max_instructions". The launches stop at the first that does not complete
+A launch may also give "stack_size", "max_instructions" and "cluster" (workgroups per cluster, GFX12.5, as
+--cluster). The launches stop at the first that does not complete
 (a fault or a hang leaves the device state undefined for the next; a runtime would report the error there): its
 state is the one `core=` writes, else the last launch's. YAML scripts (.yaml/.yml) need PyYAML.
 """
@@ -35,7 +36,7 @@ from amddbg.emu.globalvars import GlobalSpec, parse_global, read_globals
 from amddbg.emu.limits import check as check_budget
 
 SCRIPT_KEYS = {"code_object", "buffers", "globals", "launches"}
-LAUNCH_KEYS = {"kernel", "grid", "block", "args", "dynamic_lds", "stack_size", "max_instructions"}
+LAUNCH_KEYS = {"kernel", "grid", "block", "args", "dynamic_lds", "stack_size", "max_instructions", "cluster"}
 MAX_LAUNCHES = 10_000
 
 
@@ -325,7 +326,8 @@ def parse_script(doc: dict, *, source: str = "script", base: str | os.PathLike |
                          "stack_size": _count(x.get("stack_size", DYNAMIC_STACK), f"{where}.stack_size",
                                               hi=DYNAMIC_STACK_MAX),
                          "max_instructions": (None if x.get("max_instructions") is None else
-                                              _count(x["max_instructions"], f"{where}.max_instructions", lo=1))})
+                                              _count(x["max_instructions"], f"{where}.max_instructions", lo=1)),
+                         "cluster": (None if x.get("cluster") is None else _dims(x["cluster"], f"{where}.cluster"))})
     except EmulatorError as exc:
         raise EmulatorError(f"{source}: {exc}") from None
     return _Plan(co, buffers, globals_, plan)
@@ -370,7 +372,7 @@ def run_script(code_object, script, *, max_instructions: int | None = None, seed
     for i, x in enumerate(plan.launches):
         try:
             m.dispatch(x["kernel"], x["grid"], x["block"], x["args"], dynamic_lds=x["dynamic_lds"],
-                       stack_size=x["stack_size"], named=named)
+                       stack_size=x["stack_size"], named=named, cluster=x["cluster"])
         except EmulatorError as exc:
             raise EmulatorError(f"launches[{i}] ({x['kernel']}): {exc}") from None
         limit = x["max_instructions"] if x["max_instructions"] is not None else max_instructions

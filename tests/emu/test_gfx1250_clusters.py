@@ -233,3 +233,22 @@ def test_a_core_without_barrier_objects_is_not_replayed_as_a_workgroup_barrier(t
     doc = explain_json(core)
     assert doc["verdict"] != "no_hang"
     assert "waits on named barrier 1: the core holds no barrier arrive counts" in json.dumps(doc)
+
+
+def test_cluster_in_a_launch_script(tmp_path):
+    """A launch script's "cluster" is --cluster for that launch; a bad one names the launch."""
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"buffers": {"ids": "u32:8"}, "launches": [
+        {"kernel": "launch_ids", "grid": 256, "block": 32, "args": ["@ids"]},
+        {"kernel": "launch_ids", "grid": 256, "block": 32, "args": ["@ids"], "cluster": [2, 1, 1]}]}))
+    r = subprocess.run([sys.executable, "-m", "amddbg", "run", str(obj("O2")), "--script", str(script), "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    ids = next(b for b in doc["buffers"] if b["name"] == "ids")
+    assert doc["status"] == "completed" and ids["values"] == [g | (g // 2) << 16 for g in range(8)], ids
+    script.write_text(json.dumps({"launches": [{"kernel": "launch_ids", "grid": 256, "block": 32,
+                                                "args": ["buf:u32:8"], "cluster": 3}]}))
+    r = subprocess.run([sys.executable, "-m", "amddbg", "run", str(obj("O2")), "--script", str(script)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "launches[0]" in r.stderr and "not a multiple of the cluster's 3" in r.stderr, r.stderr

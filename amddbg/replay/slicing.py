@@ -60,6 +60,37 @@ def _dests(insn) -> list[tuple]:
     return out
 
 
+def _wave64_masks(insn):
+    """The instruction with its lane-mask SGPR operands two registers wide, as a wave64 wave runs it: GFX10+
+    disassembly spells a VALU carry, compare result or select mask as one SGPR (`v_add_co_u32 v0, s6, v0, v3`)
+    where wave64 writes and reads s[6:7]."""
+    import dataclasses
+
+    m = insn.mnemonic
+    if not m.startswith("v_") or m.startswith(("v_readlane", "v_readfirstlane", "v_writelane")):
+        return insn
+    dests = [n for n, o in enumerate(insn.operands) if o.is_dest]
+    srcs = [n for n, o in enumerate(insn.operands) if not o.is_dest and o.kind is not OperandKind.OFFSET]
+    widen = set()
+    if m.startswith(("v_cmp", "v_cmpx")):
+        widen.update(dests[:1])
+    elif len(dests) >= 2:
+        widen.add(dests[1])  # v_add_co_u32 / v_sub_co / v_mad_u64_u32 / v_div_scale: the carry or flag mask
+    if ("_co_ci" in m or m.startswith(("v_addc", "v_subb", "v_cndmask"))) and len(srcs) >= 3:
+        widen.add(srcs[2])
+    ops = list(insn.operands)
+    changed = False
+    for n in widen:
+        o = ops[n]
+        if o.kind is OperandKind.SGPR and o.count == 1 and ":" not in o.text:
+            ops[n] = dataclasses.replace(o, count=2)
+            changed = True
+        elif o.kind is OperandKind.SPECIAL and o.text == "vcc_lo":
+            ops[n] = dataclasses.replace(o, text="vcc", count=2)
+            changed = True
+    return dataclasses.replace(insn, operands=tuple(ops)) if changed else insn
+
+
 def _size(mnemonic: str) -> int | None:
     """Bytes a dword-granular load moves (sub-dword loads are not followed)."""
     m = re.search(r"_(dword(?:x(\d))?|b(32|64|96|128))(?:_|$)", mnemonic)
@@ -85,6 +116,8 @@ class Slicer:
             self.insns = list(program.disassemble(pc))
         except AmddbgError:
             self.insns = []
+        if getattr(t, "lanes", 32) == 64:
+            self.insns = [_wave64_masks(i) for i in self.insns]
         self.index = {i.address: k for k, i in enumerate(self.insns)}
         self.stop = self.index.get(pc)
         self.into: dict[int, list[int]] = {}  # index of a branch target -> indices of the branches to it
@@ -459,6 +492,29 @@ class Symbols:
         self.loops = [(self.s.index[i.branch_target], k) for k, i in enumerate(slicer.insns)
                       if i.is_branch and i.branch_target in slicer.index and slicer.index[i.branch_target] <= k]
         self._origin: dict = {}
+        self._frame_ok: dict = {}
+
+    def slot(self, k: int) -> tuple | None:
+        """("m", base SGPR, offset) of a dword scratch access at a fixed frame offset (`scratch_load_b32 v9, off,
+        s33 offset:56`, `buffer_store_dword v9, off, s[0:3], s33 offset:56`: -O0's VGPR spills), when the frame
+        register is written at most once in the function."""
+        i = self.s.insns[k]
+        m = i.mnemonic
+        if not m.startswith(("scratch_", "buffer_")) or _size(m) != 4 or i.memory is None or i.memory.is_atomic:
+            return None
+        if any(o.kind is OperandKind.VGPR and not o.is_dest for o in i.operands) and i.memory.is_load:
+            return None  # a VGPR address (or, for a load, any VGPR source): not a fixed slot
+        if i.memory.is_store and sum(o.kind is OperandKind.VGPR and not o.is_dest for o in i.operands) != 1:
+            return None
+        if "offen" in i.text or "idxen" in i.text:
+            return None
+        base = [o for o in i.operands if not o.is_dest and o.kind is OperandKind.SGPR and o.count == 1]
+        if len(base) != 1:
+            return None
+        key = _keys(base[0])[0]
+        if key not in self._frame_ok:
+            self._frame_ok[key] = sum(key in self.s.dests(j) for j in range(len(self.s.insns))) <= 1
+        return ("m", key[1], _offset(i)) if self._frame_ok[key] else None
 
     def address(self, k: int) -> tuple | None:
         """The canonical expression of the address the memory instruction insns[k] accesses (lane 0's view)."""
@@ -500,6 +556,9 @@ class Symbols:
         if i.memory is not None:
             if not i.memory.is_load or i.memory.is_atomic:
                 return ("insn", d)
+            slot = self.slot(d)
+            if slot is not None:  # a spill reload: whatever every store to that slot copies
+                return self.origin(slot, lane) or ("unknown", key, idx)
             return ("load", _size(i.mnemonic), part, self.address(d))
         args = [self._src(o, n, d, lane, depth) for o in srcs for n in range(len(_keys(o)) or 1)]
         if base.startswith(("s_cselect", "s_cmov")):
@@ -542,7 +601,22 @@ class Symbols:
         while todo and len(found) < 2:
             node, ln = todo.pop()
             for j, i in enumerate(self.s.insns):
+                if node[0] == "m":  # a stack slot: the stores to it copy their data register
+                    if i.memory is None or not i.memory.is_store or self.slot(j) != node:
+                        continue
+                    data = next(o for o in i.operands if not o.is_dest and o.kind is OperandKind.VGPR)
+                    nxt = (_keys(data)[0], ln)
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
+                    continue
                 if node not in self.s.dests(j) or not self.s._writes(j, node, ln):
+                    continue
+                if i.memory is not None and i.memory.is_load and self.slot(j) is not None:
+                    nxt = (self.slot(j), ln)
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
                     continue
                 base = re.sub(r"_e(32|64)$", "", i.mnemonic)
                 srcs = [o for o in i.operands if not o.is_dest and o.kind is not OperandKind.OFFSET]

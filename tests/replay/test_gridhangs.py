@@ -170,9 +170,10 @@ def test_a_poll_that_cannot_see_the_write(tmp_path, obj, kernel):
     writes = _lines(f, "write that never becomes visible")
     allowed = marks["write"] | marks.get("maybe", set()) | {MARKS[h] for h in marks.get("via_helper", ())}
     assert writes <= allowed, (writes, allowed)
-    # at -O0 every pointer comes from the stack: when two stores may be the writer (the sense-reversal and generation
-    # barriers reset the count too) none is named rather than a guess (analysis.likely_writers)
-    assert writes or ("-O0" in obj.name and len(marks["write"] | marks.get("maybe", set())) > 1), (writes, allowed)
+    # at -O0 every pointer comes from the stack: of several stores that may be the writer (the sense-reversal and
+    # generation barriers reset the count too; out[tid()] before the flag) the one through the polling load's own
+    # stack slot is named (analysis.likely_writers, slicing.same_location), never none and never a guess
+    assert writes, (writes, allowed)
     d = f["details"]
     assert d["load_scope"] in ("wavefront", "workgroup") and d["needed_scope"] == "agent"
     assert d["fix_verified"] is True

@@ -121,3 +121,17 @@ __global__ void async_race(const int *in, int *out) {
     __builtin_trap();
   out[i] = v;
 }
+
+// async_store (128 work-items): the tile is written by ds stores, the workgroup meets, then each lane copies a tile
+// element to `out` with an async store from LDS (its offset, 16 bytes, moves both addresses) and waits for it:
+// out[i + 4] = tile[(i + 1) % 128 + 4] = 3 * ((i + 1) % 128 + 4); out[0..3] stay 0.
+__global__ void async_store(int *out) {
+  __shared__ int tile[132];
+  unsigned i = tid();
+  tile[i] = 3 * (int)i;
+  if (i < 4)
+    tile[128 + i] = 3 * (int)(128 + i);
+  __syncthreads();
+  __builtin_amdgcn_global_store_async_from_lds_b32((gint *)(out + i), (lint *)&tile[(i + 1) % 128], 16, 0);
+  __builtin_amdgcn_s_wait_asynccnt(0);
+}

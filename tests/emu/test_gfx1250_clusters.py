@@ -139,6 +139,13 @@ def test_async_copies_land_when_waited_for(opt):
 
 
 @pytest.mark.parametrize("opt", OPTS)
+def test_async_stores_from_lds_land_when_waited_for(opt):
+    d = run_json(obj(opt), "async_store", "128", "128", "buf:i32:132")
+    assert d["status"] == "completed", d["reason"]
+    assert d["buffers"][0]["values"] == [0] * 4 + [3 * ((i + 1) % 128 + 4) for i in range(128)]
+
+
+@pytest.mark.parametrize("opt", OPTS)
 def test_async_copy_read_before_its_wait_is_a_race_that_shows(opt):
     """No s_wait_asynccnt before the workgroup barrier: another wave's part of the tile still holds -1."""
     d = run_json(obj(opt), "async_race", "128", "128", "buf:i32:128:iota", "buf:i32:128")

@@ -13,8 +13,9 @@ older than the N it still allows to be outstanding land, in issue order; the res
 kernel that reads the LDS destination before that (no wait, or another wave that did not synchronise with the
 waiter) reads what was there before: the race the model allows, made visible every time rather than sometimes.
 
-Not emulated (they stop as unsupported instructions, having no semantics): the stores from LDS
-(`global_store_async_from_lds_*`), the cluster multicast loads (`cluster_load_async_to_lds_*`), the tensor DMA
+The stores from LDS (`global_store_async_from_lds_b*`) are the mirror image: LDS read at issue, global memory
+written when the copy lands. Not emulated (they stop as unsupported instructions, having no semantics): the
+cluster multicast loads (`cluster_load_async_to_lds_*`), the tensor DMA
 (`tensor_load_to_lds`) and `ds_atomic_async_barrier_arrive_b64`.
 """
 
@@ -63,11 +64,41 @@ def global_load_async_to_lds(ctx, insn):
     pending = getattr(w, "async_lds", None)
     if pending is None:
         pending = w.async_lds = []
-    pending.append((insn.address, copies))
+    pending.append((insn.address, "lds", copies))
+
+
+def global_store_async_from_lds(ctx, insn):
+    """The other direction (`global_store_async_from_lds_b*  vaddr, vLDS, saddr offset:N`, clang-22's
+    __builtin_amdgcn_global_store_async_from_lds_b*): LDS bytes at VGPR[vLDS] + offset are read at issue and
+    written to global memory (addressed as GLOBAL, scale_offset included) when the copy lands (`land`)."""
+    w = ctx.wave
+    size = _SIZES[insn.mnemonic.rsplit("_", 1)[1]]
+    vaddr, lds_op, saddr = _layout(insn)
+    off = _immediate_offset(insn)
+    if saddr is not None:
+        a = read_vector(w, vaddr, 32).astype(np.uint64) * np.uint64(size if _scaled(insn) else 1) + np.uint64(
+            read_scalar(w, saddr, 64))
+    else:
+        a = read_vector(w, vaddr, 64)
+    dsaddr = read_vector(w, lds_op, 32)
+    lds = ctx.machine.lds_of(w)
+    copies, dsts = [], {}
+    for ln in w.active_lanes():
+        dst = (int(a[ln]) + off) & M64
+        dsts[ln] = dst
+        ctx.mem.read(dst, size, [ln])  # an unmapped destination faults here, at the store, not when it lands
+        copies.append((dst, bytes(lds.read((int(dsaddr[ln]) + off) & 0xFFFFFFFF, size, ln)), ln))
+    ctx.record(MemOp("store", "global", dsts, size, dict(insn.memory.cache_policy) if insn.memory else {},
+                     "async_from_lds"))
+    pending = getattr(w, "async_lds", None)
+    if pending is None:
+        pending = w.async_lds = []
+    pending.append((insn.address, "global", copies))
 
 
 for _b in _SIZES:
     semantic(f"global_load_async_to_lds_{_b}")(global_load_async_to_lds)
+    semantic(f"global_store_async_from_lds_{_b}")(global_store_async_from_lds)
 
 
 def land(machine, w, keep: int = 0) -> None:
@@ -76,10 +107,16 @@ def land(machine, w, keep: int = 0) -> None:
     if not pending or len(pending) <= keep:
         return
     lds = machine.lds_of(w)
+    caches = machine.caches
     n = len(pending) - keep
-    for _pc, copies in pending[:n]:
+    for _pc, kind, copies in pending[:n]:
         for addr, data, ln in copies:
-            lds.write(addr, data, ln)
+            if kind == "lds":
+                lds.write(addr, data, ln)
+            elif caches is not None:
+                caches.store(w, addr, data, ln)
+            else:
+                machine.memory.write(addr, data, [ln])
     del pending[:n]
 
 
@@ -87,4 +124,4 @@ def pending_state(w) -> bytes:
     """The wave's copies not yet in LDS, for hang detection's fingerprint (copies that will still land are
     progress a spinning reader may be waiting for)."""
     pending = getattr(w, "async_lds", None)
-    return repr([(pc, len(c)) for pc, c in pending]).encode() if pending else b""
+    return repr([(pc, kind, len(c)) for pc, kind, c in pending]).encode() if pending else b""

@@ -19,6 +19,14 @@ settings.register_profile("amddbg-fixed", derandomize=True, database=None)
 settings.register_profile("amddbg-random")
 settings.load_profile("amddbg-random" if os.environ.get("AMDDBG_FUZZ_RANDOM") else "amddbg-fixed")
 
+# amddbg folds explain and start-up summary text to $COLUMNS (amddbg.termwidth), so an inherited COLUMNS would change
+# what the tests read: the subprocesses they start inherit none; a test that wants a width sets it. pytest imports
+# GNU readline before this file (capture.py's _readline_workaround), and readline exports LINES and COLUMNS (80 off
+# a terminal) in the C environment, which os.environ does not show and children inherit: unset both ways.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+    os.unsetenv(_name)
+
 
 def _manifest() -> list[dict]:
     return json.loads((CORPUS / "manifest.json").read_text())["objects"]

@@ -13,7 +13,7 @@ PACKAGE = ROOT / "amddbg"
 
 # Lower number = lower layer. A module may import from its own layer's package and from lower layers only.
 LAYERS = {
-    "errors": 0, "textsafe": 0,
+    "errors": 0, "textsafe": 0, "termwidth": 0,
     "amdgpu": 1, "codeobj": 1,
     "isa": 2,
     "dwarf": 3,

@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from amddbg.replay.explain import explain_program
     from amddbg.replay.replay import Assumption
     from amddbg.replay.where import text_lines
+    from amddbg.termwidth import output_width, wrap_at_words
     from amddbg.textsafe import safe
 
     groups, notes = core_groups(args.files)
@@ -134,9 +135,10 @@ def run(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return code
+    width = output_width(sys.stdout)
     for f, _exp, _doc, text in results:
         if len(results) > 1:
             print(f"== {safe(f)}")
-        for line in text:
+        for line in wrap_at_words(text, width):  # at words to the terminal (or $COLUMNS); whole lines into a pipe
             print(line)
     return code

@@ -10,10 +10,10 @@ or ``-batch``).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from amddbg.errors import AmddbgError
+from amddbg.termwidth import output_width, wrap_at_words
 from amddbg.textsafe import safe
 
 
@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(line + "\n")
 
     dbg = Debugger(program, out=out, json_mode=args.json, plugins=plugins)
+    dbg.width = lambda: output_width(sys.stdout)  # read per command: the terminal may have been resized
     if args.python:
         from amddbg.repl.python import ScriptFailed, run_script
 
@@ -62,14 +63,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     if not args.batch and not args.quiet and not args.json:
-        from amddbg.repl.summary import has_live_waves, summary_lines, wrap_at_words
+        from amddbg.repl.summary import has_live_waves, summary_lines
 
-        width = os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 0
+        width = output_width(sys.stdout)  # $COLUMNS, else a terminal's width, else 0: whole lines into a pipe
         # At the prompt the explanation comes from a worker process and is printed when ready (a debugger never
         # freezes at start); a pipe or script gets it in place, so its output is in a fixed order.
         background = tty and not args.batch and has_live_waves(program)
         for line in wrap_at_words(summary_lines(program, explain=not background), width):
-            out(line)  # a terminal: at words; a pipe: whole lines
+            out(line)
         if background:
             from amddbg.repl.background import WORKING, PendingExplanation
 
@@ -114,4 +115,4 @@ def _read_command_file(path: str) -> list[str]:
         raise AmddbgError(f"{path}: {exc.strerror}") from None
 
 
-__all__ = ["add_parser", "run", "os"]
+__all__ = ["add_parser", "run"]

@@ -70,6 +70,7 @@ class Debugger:
         self.out = out or print  # through the `out` property: every line is escaped at the sink
         self.json_mode = json_mode
         self.plugins = plugins
+        self.width: Callable[[], int] = lambda: 0  # columns to fold long text to (amddbg.termwidth); 0: whole lines
         self.settings = Settings()
         self.last_x: dict = {"fmt": "x", "unit": "w", "next": None, "space": None}
         self.last_list: tuple | None = None

@@ -40,15 +40,14 @@ def run_explain(dbg, args: str) -> None:
         dbg.emit_json({"command": "explain", **exp.to_json()})
         return
     from amddbg.replay.where import text_lines
+    from amddbg.termwidth import wrap_at_words
 
-    for line in text_lines(exp):
-        dbg.out(line)
-    for a in exp.replay.get("assumed", []):
-        dbg.out(f"  assumed: {safe(a)}")
-    dbg.out(safe(exp.replay_line()))
+    lines = [*text_lines(exp), *(f"  assumed: {safe(a)}" for a in exp.replay.get("assumed", [])),
+             safe(exp.replay_line())]
     if dbg.plugins is not None:
-        for line in dbg.plugins.explanation_lines(exp, dbg.program):
-            dbg.out(f"  {safe(line)}")
+        lines += [f"  {safe(line)}" for line in dbg.plugins.explanation_lines(exp, dbg.program)]
+    for line in wrap_at_words(lines, dbg.width()):  # at words to the terminal (or $COLUMNS); whole lines otherwise
+        dbg.out(line)
 
 
 def run_info_barriers(dbg, args: str) -> None:

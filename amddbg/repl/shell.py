@@ -252,10 +252,9 @@ def interactive(dbg: Debugger) -> int:
 
 
 def _print_pending(dbg: Debugger, pending) -> None:
-    from amddbg.repl.summary import wrap_at_words
+    from amddbg.termwidth import output_width, wrap_at_words
 
-    width = shutil.get_terminal_size((0, 0)).columns if sys.stdout.isatty() else 0
-    for line in wrap_at_words(pending.take(), width):
+    for line in wrap_at_words(pending.take(), output_width(sys.stdout)):
         sys.stdout.write(line + "\n")
     sys.stdout.flush()
 

@@ -10,25 +10,6 @@ from amddbg.errors import AmddbgError
 from amddbg.textsafe import safe
 
 
-def wrap_at_words(lines: list[str], width: int) -> list[str]:
-    """`lines` folded at spaces to `width` columns (0: unchanged), continuation lines indented two spaces
-    past the line's own indent, so a terminal never breaks a name or a number in two. A single word longer
-    than the width is left whole (the terminal folds it; cutting it would change what grep finds)."""
-    import textwrap
-
-    if width <= 0:
-        return list(lines)
-    out: list[str] = []
-    for line in lines:
-        if len(line) <= width:
-            out.append(line)
-            continue
-        indent = line[: len(line) - len(line.lstrip(" "))]
-        out += textwrap.wrap(line, width=width, initial_indent="", subsequent_indent=indent + "  ",
-                             break_long_words=False, break_on_hyphens=False, drop_whitespace=True) or [line]
-    return out
-
-
 def summary_lines(program, *, explain: bool = True) -> list[str]:
     """The start-up summary. With `explain` (a pipe, a script) it ends with the first finding of the dispatch's
     explanation (`explain_lines`); the interactive REPL passes False and computes that line in the background

@@ -34,9 +34,6 @@ ENTRY_POINTS = {"amddbg", "amddbg.__main__"}
 # Module import cycles that remain (each a strongly connected component). Remove a line when its cycle goes.
 KNOWN_CYCLES = {
     ("amddbg.core.address_spaces", "amddbg.core.model"),
-    ("amddbg.dwarf.cache", "amddbg.dwarf.symbolize"),
-    ("amddbg.emu.gpr_index", "amddbg.emu.semantics", "amddbg.emu.semantics.gfx1250", "amddbg.emu.semantics.salu"),
-    ("amddbg.isa.gfx10.decoder", "amddbg.isa.gfx10.special"),
     ("amddbg.models.herdcheck", "amddbg.models.scexplore", "amddbg.models.verdict"),
     ("amddbg.session.frames", "amddbg.session.program", "amddbg.session.threads"),
 }

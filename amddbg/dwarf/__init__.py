@@ -17,7 +17,7 @@ _EXPORTS = {
     "DwarfInfo": "amddbg.dwarf.context",
     "Symbolizer": "amddbg.dwarf.symbolize",
     "Frame": "amddbg.dwarf.symbolize",
-    "SymbolTable": "amddbg.dwarf.symbolize",
+    "SymbolTable": "amddbg.dwarf.symtab",
     "LineTable": "amddbg.dwarf.lines",
     "LineRow": "amddbg.dwarf.lines",
     "ElfImage": "amddbg.dwarf.sections",

@@ -164,7 +164,7 @@ class CachedIndex:
     """Same interface as ``AddressIndex`` but reading units from the cache file on demand."""
 
     def __init__(self, dwarf, db, meta: dict) -> None:
-        from amddbg.dwarf.symbolize import SymbolTable
+        from amddbg.dwarf.symtab import SymbolTable
 
         self.dwarf = dwarf
         self.db = db

@@ -14,9 +14,8 @@ import dataclasses
 import re
 
 from amddbg.emu.semantics import lookup
+from amddbg.emu.semantics.salu import GPR_IDX_EN  # the MODE bit (GFX9) s_set_gpr_idx_on sets
 from amddbg.isa.model import OperandKind
-
-GPR_IDX_EN = 1 << 27  # MODE bit (GFX9)
 
 
 def index_mode(w) -> bool:

@@ -7,9 +7,12 @@ generations are registered (``s_andn2_b64`` / GFX11's ``s_and_not1_b64``).
 from __future__ import annotations
 
 from amddbg.emu.errors import ModeSwitch, Unsupported, WaveStop
-from amddbg.emu.gpr_index import GPR_IDX_EN
 from amddbg.emu.operands import M32, M64, read_scalar, write_scalar
 from amddbg.emu.semantics import fp_errstate, semantic
+
+# MODE.GPR_IDX_EN (bit 27, GFX9): set by s_set_gpr_idx_on, cleared by s_set_gpr_idx_off; amddbg.emu.gpr_index reads
+# it to pick the renumbered plan table (defined here, beside the instructions, so that module imports this one).
+GPR_IDX_EN = 1 << 27
 
 # ---------------------------------------------------------------------------------------------- helpers
 

@@ -15,24 +15,17 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import json
 import re
 import struct
 from functools import cache
-from pathlib import Path
 
 from amddbg.isa.common import FLOAT_INLINE_TEXT, fast_constructor, hex_imm, unknown_instruction
 from amddbg.isa.gfx10 import special
 from amddbg.isa.gfx10.encodings import FIELDS, MATCH, UNSUPPORTED, encoding_generation, table_name
 from amddbg.isa.gfx10.operands import SIG_CLASS, inline_float, literal
+from amddbg.isa.gfx10.tablefile import UnknownEncoding as _Unknown
+from amddbg.isa.gfx10.tablefile import load_tables
 from amddbg.isa.model import Instruction, MemoryInfo, MemorySpace, Operand, OperandKind
-
-_TABLES = Path(__file__).with_name("tables")
-
-
-@cache
-def load_tables(gen: str) -> dict:
-    return json.loads((_TABLES / f"{gen}.json").read_text())
 
 
 def _default(f: dataclasses.Field) -> object:
@@ -114,9 +107,6 @@ _SHARED: dict[str, tuple] = {}
 _UNPACK = {4 * k: struct.Struct(f"<{k}I").unpack_from for k in (1, 2, 3, 4, 5)}
 _CACHE_LIMIT = 1 << 21  # distinct instruction encodings kept per table set before starting afresh
 
-
-class _Unknown(Exception):
-    """Internal: the bytes are not an instruction this decoder knows (becomes `.long`)."""
 
 
 _EXEC_NAMES = {"exec", "exec_lo", "exec_hi"}

@@ -7,6 +7,8 @@ generation (hwreg registers, messages, depctr fields) come from the generated ta
 
 from __future__ import annotations
 
+from amddbg.isa.gfx10.tablefile import UnknownEncoding as _Unknown
+from amddbg.isa.gfx10.tablefile import load_tables
 from amddbg.isa.model import Operand, OperandKind
 
 _INSTID = ["NO_DEP", "VALU_DEP_1", "VALU_DEP_2", "VALU_DEP_3", "VALU_DEP_4", "TRANS32_DEP_1", "TRANS32_DEP_2",
@@ -15,8 +17,6 @@ _INSTSKIP = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"]
 
 
 def _tables(gen: str) -> dict:
-    from amddbg.isa.gfx10.decoder import load_tables
-
     return load_tables(gen)
 
 
@@ -182,8 +182,6 @@ def _with_mods(o: Operand, neg: int, ab: int) -> Operand:
 
 
 def dpp16(dec, enc: str, ops: list[Operand], mnemonic: str, w1: int, entry: dict) -> tuple:
-    from amddbg.isa.gfx10.decoder import _Unknown
-
     ctrl = (w1 >> 8) & 0x1FF
     c = dpp_ctrl(ctrl)
     if c is None:
@@ -208,8 +206,6 @@ _UNUSED = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"]
 
 
 def sdwa(dec, ctx, entry: dict, f: dict[str, int], base: str, w1: int) -> tuple:
-    from amddbg.isa.gfx10.decoder import _Unknown
-
     enc = "VOPC" if "vsrc1" in f and "vdst" not in f else ("VOP2" if "vsrc1" in f else "VOP1")
     src0 = (w1 & 0xFF) + (0 if (w1 >> 23) & 1 else 256)
     ov = {"src0": src0}

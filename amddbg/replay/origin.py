@@ -109,7 +109,7 @@ def describe(program, t, pc: int, address: int, lane: int | None = None, lanes: 
     return _past_the_end(program, t, address)
 
 
-_FROM_STACK = "stack"  # sliced_pointer: the pointer load reads a stack slot (-O0 keeps every variable there)
+_FROM_STACK = "stack"  # sliced_pointer: the pointer is a variable itself (a stack slot at -O0, a kernel argument)
 
 
 def sliced_pointer(program, t, load, lanes: list[int], *, limit: int = 16) -> str | None:
@@ -142,6 +142,11 @@ def sliced_pointer(program, t, load, lanes: list[int], *, limit: int = 16) -> st
         values.add(value)
     if not named:
         return None
+    args = [n for n in named if n.startswith("the kernel argument ")]
+    if args:  # the pointer is an argument itself: the address facts say more, unless it is NULL
+        if len(named) == 1 and values == {0}:
+            return f"the pointer is {args[0]}, which is NULL"
+        return _FROM_STACK
     value = _value_text(values.pop()) if len(values) == 1 else None
     if len(named) == 1:
         return f"the pointer comes from {next(iter(named))}" + (f", which is {value}" if value else "")

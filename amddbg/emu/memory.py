@@ -337,30 +337,8 @@ def flat_scratch_base(wave) -> int:
     return PRIVATE_APERTURE | (wave.index & 0xFFFF) << 32
 
 
-def own_scratch(wave, lanes: np.ndarray, addrs: np.ndarray) -> np.ndarray:
-    """gfx1250 flat addresses of an atomic with the scratch lane/wave fields checked against the accessing lanes and
-    removed (the result classifies like any private-aperture address). An atomic on another lane's or another
-    wave's scratch is not emulated (loads and stores are: `scratch_lanes`): it stops, naming what the address
-    reaches, instead of touching the wrong memory."""
-    a = addrs.astype(np.uint64)
-    base = a & np.uint64(~(SCRATCH_LANE_FIELD | _SCRATCH_WAVE_FIELD) & ((1 << 64) - 1))
-    priv = (base & np.uint64(APERTURE_MASK)) == np.uint64(PRIVATE_APERTURE)
-    if not priv.any():
-        return a
-    field = (a >> np.uint64(SCRATCH_LANE_SHIFT)) & np.uint64(0x1F)
-    wave_field = (a >> np.uint64(32)) & np.uint64(0xFFFF)
-    other = priv & ((field != lanes.astype(np.uint64)) | (wave_field != np.uint64(wave.index & 0xFFFF)))
-    if other.any():
-        from amddbg.emu.errors import Unsupported
-
-        k = int(np.nonzero(other)[0][0])
-        raise Unsupported(f"flat access to another lane's or wave's scratch (gfx1250 globally accessible scratch, "
-                          f"address {int(a[k]):#x} from lane {int(lanes[k])}): not emulated", wave.pc)
-    return np.where(priv, base, a)
-
-
 def scratch_lanes(machine, wave, lanes: np.ndarray, addrs: np.ndarray) -> tuple[np.ndarray, dict]:
-    """gfx1250 flat addresses of a load or store, split by whose scratch they name: (the addresses with the
+    """gfx1250 flat addresses of a load, store or atomic, split by whose scratch they name: (the addresses with the
     accessing lane's own lane/wave fields removed, {lane: (wave, lane, offset)} for the lanes that address another
     lane's or another wave's scratch). The second are accessed in that lane's private memory (`read_private`/
     `write_private` of the named wave and lane: its dword-swizzled slot, bounds checked against its private

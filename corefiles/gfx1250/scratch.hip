@@ -60,3 +60,14 @@ extern "C" __global__ void other_wave_slot(int *out) {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
   out[64 + t] = x[1];
 }
+
+// 32 work-items: every lane adds 1 + its lane number to lane 0's counter on lane 0's stack with an atomic through
+// lane 0's pointer; lane 0 then reads it: out[0] = 1000 + 32 + (0 + 1 + ... + 31) = 1528, out[l > 0] = l.
+extern "C" __global__ void lane0_atomic(int *out) {
+  volatile int c[2];
+  int l = __builtin_amdgcn_workitem_id_x();
+  c[0] = 1000;
+  int *p = (int *)lane_shuffle((uintptr_t)c, 0);
+  __hip_atomic_fetch_add(p, 1 + l, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WAVEFRONT);
+  out[l] = l == 0 ? c[0] : l;
+}

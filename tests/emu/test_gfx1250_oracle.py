@@ -72,9 +72,9 @@ def test_through_amddbg_run(opt, kernel):
 @pytest.mark.parametrize("opt", ["O0", "O2"])
 def test_flat_scratch_own_and_other_lane(opt):
     """corefiles/gfx1250/scratch.hip through `amddbg run --json`: generic pointers to a lane's own stack, to lane
-    0's (every lane reads lane 0's value), to the next lane's (a store there, read back by its owner) and to the
-    other wave's (pointers swapped through LDS): GFX12.5 scratch is globally accessible, and each access reaches
-    the owner's dword-swizzled slot (loads and stores)."""
+    0's (every lane reads lane 0's value; every lane adds to a counter there atomically), to the next lane's (a
+    store there, read back by its owner) and to the other wave's (pointers swapped through LDS): GFX12.5 scratch is
+    globally accessible, and each access reaches the owner's dword-swizzled slot (loads, stores and atomics)."""
     obj = GFX1250 / f"scratch-llvm22-gfx1250-w32-{opt}.co"
 
     def run(kernel: str, n: int = 32, out: int = 32) -> list[int]:
@@ -89,5 +89,6 @@ def test_flat_scratch_own_and_other_lane(opt):
     assert run("own_slot") == [100 + ln for ln in range(32)]
     assert run("lane0_slot") == [100] * 32
     assert run("next_lane_store") == [200 + (ln + 31) % 32 for ln in range(32)]
+    assert run("lane0_atomic") == [1528] + list(range(1, 32))  # 32 atomic adds into lane 0's stack slot
     assert run("other_wave_slot", 64, 128) == [1000 + (t ^ 32) for t in range(64)] + [2000 + (t ^ 32)
                                                                                       for t in range(64)]

@@ -21,7 +21,6 @@ from amddbg.emu.memory import (
     PRIVATE_APERTURE,
     SHARED_APERTURE,
     classify_flat,
-    own_scratch,
     read_private,
     write_private,
 )
@@ -300,7 +299,7 @@ def _vmem(kind: str):
         w = ctx.wave
         hit = _PLANS.get(id(insn))
         plan = hit[1] if hit is not None and hit[0] is insn else per_insn_cache(_PLANS, insn, _vmem_plan)
-        scratch_lanes = plan[0] == "flat" and w.processor.startswith("gfx125")  # lane fields: see own_scratch
+        scratch_lanes = plan[0] == "flat" and w.processor.startswith("gfx125")  # lane fields: see memory.scratch_lanes
         if plan[12] is not None and not scratch_lanes and _vmem_quick(ctx, w, kind, plan):
             return
         space, vdst, vaddr, vdata, saddr, off, size, signed, hi, d16, policy_items, data_regs, _, scale = plan
@@ -1297,16 +1296,26 @@ def _atomic(ctx, insn, space: str):
         addrs = read_vector(w, vaddr, 64)
     lanes = w.active_lanes()
     alist = [(a + off) & _M64 for a in addrs[lanes].tolist()] if lanes else []
-    if space == "flat" and alist and w.processor.startswith("gfx125"):
-        alist = own_scratch(w, np.asarray(lanes), np.asarray(alist, dtype=np.uint64)).tolist()
+    foreign = {}
+    if space == "flat" and alist and w.processor.startswith("gfx125"):  # (another lane's scratch: its own slot)
+        fa, foreign = foreign_scratch_lanes(ctx.machine, w, np.asarray(lanes), np.asarray(alist, dtype=np.uint64))
+        alist = fa.tolist()
     srcs = read_vector(w, data_op, bits)[lanes].tolist() if data_op is not None else [0] * len(lanes)
     cmps = read_vector(w, cmp_op, bits)[lanes].tolist() if cmp_op is not None else [0] * len(lanes)
     old_vals = np.zeros(w.lanes, dtype=np.uint64)
-    if update is None or not _atomic_quick(ctx, w, space, nb, lanes, alist, srcs, cmps, update, old_vals):
+    if foreign or update is None or not _atomic_quick(ctx, w, space, nb, lanes, alist, srcs, cmps, update,
+                                                       old_vals):
         for ln, a, s, c in zip(lanes, alist, srcs, cmps, strict=True):  # lane by lane: faults, LDS/private, delays
-            old = int.from_bytes(_access(ctx, space, a, ln, nb, atomic=True), "little")
+            f = foreign.get(ln)
             if update is None:
                 raise Unsupported(insn.text, insn.address)
+            if f is not None:  # the owner's private memory, read-modify-write in lane order like the others
+                owner, o_lane, o_off = f
+                old = int.from_bytes(read_private(ctx.mem, owner, o_off, nb, o_lane), "little")
+                write_private(ctx.mem, owner, o_off, update(old, s, c).to_bytes(nb, "little"), o_lane)
+                old_vals[ln] = old
+                continue
+            old = int.from_bytes(_access(ctx, space, a, ln, nb, atomic=True), "little")
             _access(ctx, space, a, ln, nb, update(old, s, c).to_bytes(nb, "little"))
             old_vals[ln] = old
     ctx.record(MemOp("atomic", "generic" if space == "flat" else space, dict(zip(lanes, alist, strict=True)), nb,

@@ -34,7 +34,6 @@ ENTRY_POINTS = {"amddbg", "amddbg.__main__"}
 # Module import cycles that remain (each a strongly connected component). Remove a line when its cycle goes.
 KNOWN_CYCLES = {
     ("amddbg.core.address_spaces", "amddbg.core.model"),
-    ("amddbg.models.herdcheck", "amddbg.models.scexplore", "amddbg.models.verdict"),
     ("amddbg.session.frames", "amddbg.session.program", "amddbg.session.threads"),
 }
 

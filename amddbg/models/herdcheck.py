@@ -21,9 +21,12 @@ from amddbg.errors import NotSupported
 from amddbg.models import rel as R
 from amddbg.models.checker import Scenario, enumerate_executions
 from amddbg.models.events import INIT, Event, Kind
+from amddbg.models.herdops import herd_cmp as _cmp
+from amddbg.models.herdops import herd_fn as _fn
 from amddbg.models.litmus.herd import HerdTest, HerdThread
 from amddbg.models.memory import Options
-from amddbg.models.verdict import Verdict, describe_rf, explain_race
+from amddbg.models.outcome import Verdict, describe_rf, explain_race
+from amddbg.models.scexplore import explore
 
 UNROLL_BOUND = 3
 _MAX_PATHS = 20000
@@ -43,26 +46,6 @@ class Path:
     status: str  # done, spin, bound
     regs: dict[str, object]
     final_reads: list[int] = field(default_factory=list)
-
-
-def _fn(fn: str, a: int, b: int) -> int:
-    if fn == "add":
-        return a + b
-    if fn == "sub":
-        return a - b
-    if fn == "mul":
-        return a * b
-    if fn == "div":
-        return a // b if b else 0
-    if fn == "and":
-        return a & b
-    if fn == "or":
-        return a | b
-    return a ^ b
-
-
-def _cmp(c: str, a: int, b: int) -> bool:
-    return {"beq": a == b, "bne": a != b, "blt": a < b, "bgt": a > b, "ble": a <= b, "bge": a >= b}[c]
 
 
 def _needed(t: HerdThread) -> set[str]:
@@ -419,8 +402,6 @@ def _race_possible(test: HerdTest) -> bool:
 
 
 def decide_herd(test: HerdTest, nochains: bool = False) -> Verdict:
-    from amddbg.models.scexplore import explore
-
     dom = value_domains(test)
     per_thread = []
     bounded = False

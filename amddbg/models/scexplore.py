@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from amddbg.models.herdops import herd_cmp as _cmp
+from amddbg.models.herdops import herd_fn as _fn
 from amddbg.models.litmus.herd import HerdTest
 
 MAX_STATES = 100000
@@ -21,12 +23,6 @@ class SCResult:
     complete: bool  # the whole state space was explored
     hang: str | None  # description of a non-terminating behaviour, if found
     states: int
-
-
-def _fn(fn: str, a: int, b: int) -> int:
-    from amddbg.models.herdcheck import _fn as f
-
-    return f(fn, a, b)
 
 
 def explore(test: HerdTest) -> SCResult:
@@ -62,8 +58,6 @@ def explore(test: HerdTest) -> SCResult:
             elif ins.op == "goto":
                 pc = labels[tid][ins.args["target"]]
             elif ins.op == "br":
-                from amddbg.models.herdcheck import _cmp
-
                 if _cmp(ins.args["cond"], val(regs, ins.args["a"]), val(regs, ins.args["b"])):
                     pc = labels[tid][ins.args["target"]]
                 else:

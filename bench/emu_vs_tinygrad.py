@@ -47,8 +47,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]  # (amddbg itself comes from PYTHONPATH: a "before" run can point at
+# another checkout while the kernels come from this one)
 TARGETS = {"gfx942": ("speed-llvm22-gfx942-w64-O2.co", 64, "cdna"),
            "gfx1100": ("speed-llvm22-gfx1100-w32-O2.co", 32, "rdna3"),
            "gfx1200": ("speed-llvm22-gfx1200-w32-O2.co", 32, "rdna4")}

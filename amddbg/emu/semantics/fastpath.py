@@ -407,12 +407,15 @@ _FLOAT_OPS = {f"v_{name}_{t}": (fn, 64 if t == "f64" else 32) for t in ("f32", "
     ("mul", lambda a, b: a * b))}
 _FLOAT_OPS["v_fmac_f32"] = (None, 32)
 _FLOAT_OPS["v_fma_f32"] = (None, 32)
+_FLOAT_OPS["v_fmaak_f32"] = (None, 32)  # D = S0 * S1 + K and D = S0 * K + S1: an fma of the operands in the order
+_FLOAT_OPS["v_fmamk_f32"] = (None, 32)  # printed, as vfloat runs them
 
 
-def _float(base: str, fop, d: int, srcs, generic) -> Callable | None:
+def _float(base: str, fop, d: int, srcs, generic, mods: list | None = None) -> Callable | None:
     """f32/f64 add, sub, subrev, mul and f32 fma/fmac under the default MODE (round to nearest even, denormals
     kept): the numpy operation vfloat computes, written when no lane's result is a NaN. Any other mode, or a NaN
-    result (whose bits vfloat's NaN rules decide), runs the generic function instead (nothing written before)."""
+    result (whose bits vfloat's NaN rules decide), runs the generic function instead (nothing written before).
+    `mods`: per source, the neg/abs modifiers (abs then neg, as vfloat._apply_negabs: both exact on the value)."""
     fn, bits = fop
     if bits == 64:
         ops = [_source64(o, "f") for o in srcs]
@@ -443,6 +446,12 @@ def _float(base: str, fop, d: int, srcs, generic) -> Callable | None:
             return generic(ctx, insn)
         _vgprs(w, need)
         xs = [get(w, o) for o in ops]
+        if mods:
+            for i, m in enumerate(mods):
+                if "abs" in m:
+                    xs[i] = np.abs(xs[i])
+                if "neg" in m:
+                    xs[i] = -xs[i]
         r = _fma_exact(xs[0], xs[1], xs[2], 32) if fma else fn(xs[0], xs[1])
         if np.isnan(r).any():
             return generic(ctx, insn)
@@ -452,6 +461,200 @@ def _float(base: str, fop, d: int, srcs, generic) -> Callable | None:
             _put32(w, d, r.view(U32))
         return None
     return run
+
+
+_B16 = {"v_mov_b16": None, "v_and_b16": np.bitwise_and, "v_or_b16": np.bitwise_or, "v_xor_b16": np.bitwise_xor}
+
+
+def _half16(op) -> tuple | None:
+    """('v', register, high half) for a named VGPR half (v3.l, v3.h), ('c', 16-bit value) for a constant, else None."""
+    if op.kind is VGPR and op.text.endswith((".l", ".h")) and set(op.modifiers) <= {"hi"}:
+        return "v", op.register, op.text.endswith(".h") or "hi" in op.modifiers
+    c = _scalar_const(op)
+    if c is not None and not op.modifiers:
+        return "c", c & 0xFFFF, False
+    return None
+
+
+def _b16(insn, base: str) -> Callable | None:
+    """GFX11+ true16 v_mov/and/or/xor_b16 between named VGPR halves and constants, without other modifiers: the
+    16-bit value put into the destination's half, the other half kept (valu._src16/_dst16)."""
+    if insn.encoding.endswith(("DPP", "SDWA", "DPP8")) or "op_sel" in insn.text or _NOT_PLAIN.search(
+            re.sub(r"\.[lh]\b", "", insn.text)):
+        return None
+    dests = [o for o in insn.operands if o.is_dest]
+    srcs = [o for o in insn.operands if not o.is_dest]
+    fn = _B16[base]
+    if len(dests) != 1 or len(srcs) != (1 if fn is None else 2):
+        return None
+    dst = _half16(dests[0])
+    ss = [_half16(o) for o in srcs]
+    if dst is None or dst[0] != "v" or any(x is None for x in ss):
+        return None
+    d, dhi = dst[1], dst[2]
+    need = _need(d, *(x[1] for x in ss if x[0] == "v"))
+    m16, sh = U32(0xFFFF), U32(16)
+
+    def get(w, x):
+        if x[0] == "c":
+            return U32(x[1])
+        v = w.v[x[1]]
+        return (v >> sh) & m16 if x[2] else v & m16
+
+    def run(ctx, insn):
+        w = ctx.wave
+        _vgprs(w, need)
+        val = get(w, ss[0]) if fn is None else fn(get(w, ss[0]), get(w, ss[1]))
+        old = w.v[d]
+        new = (old & m16) | (val << sh) if dhi else (old & U32(0xFFFF0000)) | val
+        _put32(w, d, np.broadcast_to(new, old.shape) if np.ndim(new) == 0 else new)
+        return None
+    return run
+
+
+_DIV = frozenset({"v_div_scale_f32", "v_div_fmas_f32", "v_div_fixup_f32"})
+
+
+def _div(insn, base: str, generic) -> Callable | None:
+    """The f32 division steps clang emits for IEEE `a / b`, in the case every lane of EXEC is ordinary, under the
+    default MODE (round to nearest even, f32 denormals kept); any other lane or mode runs the generic function
+    (vfloat.v_div_scale/v_div_fmas/v_div_fixup; nothing written before). Without source modifiers, clamp or omod:
+    - v_div_scale_f32: S0, S1, S2 with biased exponents in [32, 220] and |e(S2) - e(S1)| <= 64 need no scaling
+      (none of the pseudocode's cases applies: no zero, denormal, NaN, infinity, denormal reciprocal or
+      quotient, tiny numerator, or exponent gap of 96): D = S0, the VCC/SDST lanes of EXEC 0.
+    - v_div_fmas_f32: no lane of EXEC has VCC set: the fma alone (vfloat's single-rounding `_fma_exact`), written
+      when no lane's result is a NaN.
+    - v_div_fixup_f32: S1 and S2 finite normal (biased exponents 1..254) with e(S2) - e(S1) > -120 and S0 not
+      NaN or infinite: none of the special cases applies, D = |S0| with the sign of S1 xor S2."""
+    from amddbg.emu.semantics.valu import write_lane_mask
+    from amddbg.emu.semantics.vfloat import _fma_exact, _form
+
+    if insn.encoding.endswith(("DPP", "SDWA", "DPP8")):
+        return None
+    f = _form(insn)
+    if f.dst is None or f.dst.kind is not VGPR or len(f.srcs) != 3 or any(f.mods) or f.clamp or f.omod != 1.0 \
+            or any(f.op_sel):
+        return None
+    ops = [_vector_source(o) for o in f.srcs]
+    if any(o is None for o in ops):
+        return None
+    d = f.dst.register
+    need = _need(d, *_vregs(*ops))
+    sdst = f.sdst if (f.sdst is not None and f.sdst.text not in ("vcc", "vcc_lo")) else None
+    e8, s23, sign, mag = U32(0xFF), U32(23), U32(0x80000000), U32(0x7FFFFFFF)
+    f32 = np.float32
+
+    def exps(w, us):
+        ex = w.exec
+        if ex != w.mask:
+            sel = lane_bools(ex, w.lanes)
+            us = [u[sel] for u in us]
+        return [((u >> s23) & e8).astype(np.int32) for u in us]
+
+    def run(ctx, insn):
+        w = ctx.wave
+        mode = w.mode
+        if mode & 3 or (mode >> 4) & 3 != 3 or not w.exec:
+            return generic(ctx, insn)
+        _vgprs(w, need)
+        us = [_get32(w, o) for o in ops]
+        if base == "v_div_scale_f32":
+            e0, e1, e2 = exps(w, us)
+            gap = e2 - e1
+            if e0.min() < 32 or e1.min() < 32 or e2.min() < 32 or max(e0.max(), e1.max(), e2.max()) > 220 \
+                    or gap.min() < -64 or gap.max() > 64:
+                return generic(ctx, insn)
+            _put32(w, d, us[0])
+            write_lane_mask(ctx, sdst, np.zeros(w.lanes, dtype=bool))
+            return None
+        if base == "v_div_fmas_f32":
+            if w.vcc & w.exec:
+                return generic(ctx, insn)
+            r = _fma_exact(us[0].view(f32), us[1].view(f32), us[2].view(f32), 32)
+            if np.isnan(r).any():
+                return generic(ctx, insn)
+            _put32(w, d, r.view(U32))
+            return None
+        e0, e1, e2 = exps(w, us)
+        if e1.min() < 1 or e2.min() < 1 or e1.max() > 254 or e2.max() > 254 or e0.max() > 254 \
+                or (e2 - e1).min() <= -120:
+            return generic(ctx, insn)
+        _put32(w, d, (us[0] & mag) | ((us[1] ^ us[2]) & sign))
+        return None
+    return run
+
+
+_PACKED = {"v_pk_add_f32": (2, lambda a, b: a + b), "v_pk_mul_f32": (2, lambda a, b: a * b),
+           "v_pk_fma_f32": (3, None)}
+
+
+def _packed(insn, base: str, generic) -> Callable | None:
+    """v_pk_add/mul/fma_f32 with VGPR-pair or SGPR-pair sources, any op_sel/op_sel_hi dword choice, no
+    neg_lo/neg_hi, clamp or other modifier, under the default MODE (round to nearest even, f32 denormals kept): both
+    halves computed as one (2, lanes) array — f32 add/mul with numpy's IEEE rounding, fma through vfloat's
+    single-rounding `_fma_exact` — and written when no lane's result is a NaN (whose bits vfloat's NaN rules
+    decide). Any other mode or a NaN result runs the generic function (nothing written before). Constants (their
+    packed meaning depends on the operand's type) get no closure."""
+    from amddbg.emu.semantics.vfloat import _fma_exact, _form
+
+    nsrc, fn = _PACKED[base]
+    if insn.encoding.endswith(("DPP", "DPP8")):
+        return None
+    f = _form(insn)
+    if f.dst is None or f.dst.kind is not VGPR or len(f.srcs) != nsrc or any(f.mods) or f.clamp or f.omod != 1.0 \
+            or any(f.neg_lo) or any(f.neg_hi) or f.sdst is not None:
+        return None
+    osh = f.op_sel_hi if f.op_sel_hi is not None else [1] * nsrc
+    srcs = []
+    for i, op in enumerate(f.srcs):
+        lo_dw, hi_dw = (1 if i < len(f.op_sel) and f.op_sel[i] else 0), (1 if i < len(osh) and osh[i] else 0)
+        if op.kind is VGPR:
+            srcs.append(("v", op.register + lo_dw, op.register + hi_dw))
+        elif op.kind is SGPR and op.register + 1 < 106:
+            srcs.append(("s", op.register + lo_dw, op.register + hi_dw))
+        else:
+            return None
+    d = f.dst.register
+    need = _need(d + 1, *(r + 1 for k, r, _ in srcs if k == "v"))
+    f32 = np.float32
+
+    def get(w, src):
+        k, lo, hi = src
+        if k == "v":
+            v = w.v
+            return np.concatenate((v[lo], v[hi])).view(f32)
+        return np.repeat(np.array([w.s[lo], w.s[hi]], dtype=U32), w.lanes).view(f32)
+
+    def run(ctx, insn):
+        w = ctx.wave
+        mode = w.mode
+        if mode & 3 or (mode >> 4) & 3 != 3:
+            return generic(ctx, insn)
+        _vgprs(w, need)
+        xs = [get(w, o) for o in srcs]
+        r = _fma_exact(xs[0], xs[1], xs[2], 32) if fn is None else fn(xs[0], xs[1])
+        if np.isnan(r).any():
+            return generic(ctx, insn)
+        rb = r.view(U32)
+        n = w.lanes
+        _put32(w, d, rb[:n])
+        _put32(w, d + 1, rb[n:])
+        return None
+    return run
+
+
+def _float_negabs(insn, base: str, generic) -> Callable | None:
+    """`_float` for a form whose only modifiers are neg/abs on sources (clang's `v_fma_f32 v4, -v4, v7, v6` in
+    every IEEE division), as vfloat's parsed form gives them; anything else: no closure."""
+    from amddbg.emu.semantics.vfloat import _form
+
+    if insn.encoding.endswith(("DPP", "SDWA", "DPP8")) or "sdwa" in insn.mnemonic:
+        return None
+    f = _form(insn)
+    if f.dst is None or f.dst.kind is not VGPR or f.sdst is not None or f.clamp or f.omod != 1.0 or any(f.op_sel) \
+            or f.op_sel_hi is not None or any(f.neg_lo) or any(f.neg_hi) or any(m - {"neg", "abs"} for m in f.mods):
+        return None
+    return _float(base, _FLOAT_OPS[base], f.dst.register, f.srcs, generic, [set(m) for m in f.mods])
 
 
 _MINMAX = {"v_min_f32": True, "v_max_f32": False, "v_min_num_f32": True, "v_max_num_f32": False}
@@ -659,6 +862,8 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
         if a is None or b is None:
             return None
         return _fminmax(dests[0].register, a, b, _MINMAX[base], generic)
+    if base in _PACKED and len(dests) == 1:
+        return _packed(insn, base, generic)
     fop = _FLOAT_OPS.get(base)
     if fop is not None and len(dests) == 1 and dests[0].kind is VGPR:
         return _float(base, fop, dests[0].register, srcs, generic)
@@ -1097,6 +1302,81 @@ def _plain_scalar(insn) -> bool:
 # ---------------------------------------------------------------------------------------------- entry
 
 
+def _sdwa_int(insn) -> Callable | None:
+    """GFX9 SDWA forms of the 32-bit integer VALU operations (clang's `v_xor_b32_sdwa v2, v2, v2 ... src0_sel:WORD_1`
+    for `h ^= h >> 16`) with a whole-dword destination (dst_sel:DWORD) and VGPR/SGPR sources: each source's
+    byte/word extracted (sext: sign-extended) as vfloat.sdwa does, the operation, the result written in EXEC — without
+    the generic path's temporary VGPRs (which grow and cut the register file per execution). Other forms: none."""
+    from amddbg.emu.semantics.vfloat import _sdwa_form
+
+    if " clamp" in insn.text:
+        return None
+    mn, _enc, fn, vd, nsrc, sources, dsel, _pad, top, _bases = _sdwa_form(insn)
+    binop = _binop_of(fn) if fn is not None else None
+    if binop is None or dsel != (0, 32) or nsrc != 2 or len(sources) != 2 or not vd or vd[0].kind is not VGPR:
+        return None
+    srcs = []
+    for _k, _at, o, (off, width), sext, mods in sources:
+        if set(mods) - {"sext"}:
+            return None
+        if o.kind is VGPR:
+            src = ("v", o.register)
+        elif o.kind is SGPR and o.register < 106:
+            src = ("s", o.register)
+        else:
+            return None
+        srcs.append((src, U32(off), U32((1 << width) - 1) if width < 32 else None, sext,
+                     U32(width - 1), U32(M32 ^ ((1 << width) - 1))))
+    d = vd[0].register
+    need = max(top, _need(d, *(src[1] for src, *_ in srcs if src[0] == "v")))
+    one = U32(1)
+
+    def get(w, s):
+        src, off, mask, sext, topbit, ext = s
+        v = _get32(w, src)
+        if mask is None:
+            return v
+        v = (v >> off) & mask
+        if sext:
+            v = np.where(v >> topbit & one, v | ext, v).astype(U32)
+        return v
+
+    def run(ctx, insn):
+        w = ctx.wave
+        _vgprs(w, need)
+        _put32(w, d, binop(get(w, srcs[0]), get(w, srcs[1])))
+        return None
+    return run
+
+
+def _dual(insn, lanes: int) -> Callable | None:
+    """VOPD (`v_dual_X ... :: v_dual_Y ...`) with both halves' closures: valu.v_dual runs X, keeps X's result,
+    restores the VGPRs and runs Y so Y reads its sources as they were before X wrote; when no source of Y (nor Y's
+    destination, which fmac reads) is X's destination register, running X's closure and then Y's gives the same
+    wave without the copy of the VGPR file. Otherwise, or when a half has no closure: none."""
+    from amddbg.emu.semantics import lookup
+    from amddbg.emu.semantics.valu import _vopd_halves
+
+    if any(not n.strip().startswith("v_dual_") for n in insn.mnemonic.split("::")):
+        return None
+    try:
+        x, y = _vopd_halves(insn)
+    except Exception:  # noqa: BLE001 (a form the generic splitter refuses stays generic)
+        return None
+    dx = x.operands[0]
+    if dx.kind is not VGPR or any(o.kind is VGPR and o.register == dx.register for o in y.operands):
+        return None
+    fx, fy = compile_fast(x, lookup(x), lanes), compile_fast(y, lookup(y), lanes)
+    if fx is None or fy is None:
+        return None
+
+    def run(ctx, insn):
+        fx(ctx, x)
+        fy(ctx, y)
+        return None
+    return run
+
+
 def compile_fast(insn, generic: Callable | None, lanes: int) -> Callable | None:
     """A closure `(ctx, insn) -> None` equivalent to `generic` for this instruction, or None (use `generic`).
     `lanes` is the wave size (which VCC name a VOPC/v_cndmask names implicitly)."""
@@ -1107,10 +1387,22 @@ def compile_fast(insn, generic: Callable | None, lanes: int) -> Callable | None:
         if not (mn in _SALU_NAMES or mn.startswith(("s_cbranch_", "s_cmp_", "s_wait")) or "saveexec" in mn):
             return None
         return _salu(insn)
+    if mn.endswith("_sdwa") and insn.encoding.endswith("SDWA"):
+        return _sdwa_int(insn)
+    if mn.startswith("v_dual_") and "::" in mn:
+        return _dual(insn, lanes)
     if mn.startswith("v_") and "::" not in mn:
         base = mn[:-4] if mn.endswith(("_e32", "_e64")) else mn
         if base not in _VALU_NAMES and not base.startswith("v_cmp_") and _binop_of(generic) is None:
             return None  # (checked before the operands: most instructions get no closure, and cheaply)
+        if base in _DIV:  # (its closure checks the modifiers through vfloat's parsed form)
+            return _div(insn, base, generic)
+        if base in _FLOAT_OPS and not _plain(insn):
+            return _float_negabs(insn, base, generic)
+        if base in _B16:  # (the .l/.h halves its closure reads; other modifiers: none)
+            return _b16(insn, base)
+        if base in _PACKED:  # (op_sel/op_sel_hi are dword choices its closure reads; other modifiers: none)
+            return _valu(insn, generic, "vcc_lo" if lanes == 32 else "vcc")
         if _plain(insn) or (base == "v_pk_mov_b32" and _plain(insn, _OP_SEL.sub("", insn.text))):
             return _valu(insn, generic, "vcc_lo" if lanes == 32 else "vcc")
     return None
@@ -1125,4 +1417,4 @@ _VALU_NAMES = frozenset({"v_mov_b32", "v_readlane_b32", "v_writelane_b32", "v_re
                          "v_accvgpr_read_b32", "v_accvgpr_write_b32", "v_accvgpr_mov_b32", "v_mov_b64",
                          "v_lshlrev_b64", "v_lshrrev_b64", "v_lshl_add_u64", "v_pk_mov_b32"}
                         | set(_CARRY) | set(_FLOAT_OPS) | _MAD64
-                        | set(_MINMAX))
+                        | set(_MINMAX) | set(_PACKED) | set(_B16) | _DIV)

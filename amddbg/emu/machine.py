@@ -673,14 +673,19 @@ class Machine:
         w.sleep_until = t
         return True
 
-    def sync_state_bytes(self) -> bytes:
-        """Barrier objects and outstanding wait counters, for `fingerprint` (a wave waiting on a counter
-        or a barrier phase is not stuck while these change)."""
-        parts = []
+    def _barrier_bytes(self) -> list[bytes]:
+        """Each workgroup's barrier state (`WorkgroupBarriers.state_bytes`), for the groups that have barriers."""
+        out = []
         for g in self.groups:
             bars = getattr(g, "barriers", None)
             if bars is not None:
-                parts.append(bars.state_bytes())
+                out.append(bars.state_bytes())
+        return out
+
+    def sync_state_bytes(self, barrier_bytes: list[bytes] | None = None) -> bytes:
+        """Barrier objects and outstanding wait counters, for `fingerprint` (a wave waiting on a counter
+        or a barrier phase is not stuck while these change). `barrier_bytes`: `_barrier_bytes()` already taken."""
+        parts = list(barrier_bytes) if barrier_bytes is not None else self._barrier_bytes()
         if self.clusters is not None:
             parts.append(self.clusters.state_bytes())
         for w in self.waves:
@@ -771,10 +776,12 @@ class Machine:
             return
         self._stop(w, exc.state, exc.reason)
 
-    def _turn(self, w: Wave, n: int, hook: Callable | None) -> int:
+    def _turn(self, w: Wave, n: int, hook: Callable | None, visits: dict | None = None) -> int:
         """Up to `n` instructions of `w` while it stays ready (the scheduler's hot path: the lookups are hoisted
         out of the loop). Returns how many were stepped, as `run` counts them: an instruction that ends, faults
-        or traps the wave counts, and so does a PC outside the code, which faults it."""
+        or traps the wave counts, and so does a PC outside the code, which faults it. `visits` (PC -> count): the
+        loop prover's first window counted here, for every instruction its hook would be shown except
+        s_waitcnt (loopproof.Prover.hook, phase 1), without building the step events."""
         plans = IndexedPlans(self, w) if index_mode(w) else self._plans
         ctx = self._ctx  # one context, reset per instruction (semantics never keep it)
         ctx.wave = w
@@ -795,6 +802,9 @@ class Machine:
                     for counter, latency in counters:
                         issue(w, counter, latency)
             except (MemoryViolation, WaveStop) as exc:
+                if visits is not None and not insn.is_waitcnt and (isinstance(exc, ModeSwitch) or (
+                        not isinstance(exc, MemoryViolation) and exc.state == ENDED)):  # (the events _raised shows)
+                    visits[insn.address] = visits.get(insn.address, 0) + 1
                 self._raised(w, insn, exc, exec_before, memops, hook)
                 return done + 1
             done += 1
@@ -802,6 +812,8 @@ class Machine:
             self.clock += 1
             if hook is not None:
                 hook(_new_tuple(StepEvent, (w, insn.address, insn, exec_before, memops)))
+            if visits is not None and not insn.is_waitcnt:
+                visits[insn.address] = visits.get(insn.address, 0) + 1
             if w.state == WAITING_BARRIER:
                 w.pc = insn.address  # a wave waiting at a barrier is saved with its PC on the barrier
                 w.resume_pc = fallthrough
@@ -893,6 +905,7 @@ class Machine:
         sample_every = first_every = samples = 0  # rounds between state samples, set at the first round (below)
         prover, probe_at, probe_gap, phase_end = None, PROBE_AFTER, PROBE_AFTER, 0  # loop proofs (loopproof.py)
         user_hook = hook
+        counting = None  # the loop prover's first-window PC counts, when `_turn` takes them (below)
         while True:
             stopped = [w for w in self.waves if w.state in (TRAPPED, FAULTED, UNSUPPORTED)]
             if stopped:
@@ -931,14 +944,17 @@ class Machine:
                 phase_end = total + max(8192, 1024 * live)  # (long enough to see an outer loop twice)
                 if prover is not None:
                     hook = _chain(prover.hook, user_hook)
+                    # (with no hook of the caller's, the first window's PC counts are taken in `_turn` itself)
+                    counting = prover.visits if user_hook is None else None
             elif prover is not None and prover.phase == 1 and total >= phase_end:
+                counting = None
                 prover.start_phase2()
                 phase_end = total + max(16384, 4096 * len(prover.live()))
             elif prover is not None and prover.phase == 2 and (total >= phase_end or prover.ready()):
                 why = prover.result() if prover.ready() else None
                 if why is not None:
                     return self._result("hang", why, total, t0)
-                prover, hook = None, user_hook
+                prover, hook, counting = None, user_hook, None
                 probe_gap *= 4
                 probe_at = total + probe_gap
             # Sleeping and counter-waiting waves wake when the clock reaches their time, checked after every turn as
@@ -962,6 +978,8 @@ class Machine:
                         self.step_wave(w, hook)
                         caches.after_step(w, insn, self.family)
                         total += 1
+                elif counting is not None:
+                    total += self._turn(w, turn, None, counting.setdefault(w, {}))
                 else:
                     total += self._turn(w, turn, hook)
                 if max_instructions is not None and total >= max_instructions:
@@ -1019,21 +1037,23 @@ class Machine:
     def fingerprint(self, parts: tuple | None = None) -> bytes:
         """The whole machine state with its timing (sleep clocks, outstanding counters) as a digest: `run`
         calls it a hang when a sampled fingerprint comes back. `parts`: `_state_parts()` already taken."""
-        waves, memory = parts or self._state_parts()
+        parts = parts or self._state_parts()
+        waves, memory = parts[0], parts[1]
         h = hashlib.blake2b(digest_size=16)
         clock = self.clock
+        # (one update of the joined bytes is the digest of the same updates one by one, with fewer calls)
+        chunks = []
         for w, d in zip(self.waves, waves, strict=True):
-            h.update(d)
-            h.update(w.state.encode())
-            h.update(max(0, w.sleep_until - clock).to_bytes(8, "little"))
+            chunks += (d, w.state.encode(), max(0, w.sleep_until - clock).to_bytes(8, "little"))
+        h.update(b"".join(chunks))
         h.update(memory)
-        h.update(self.sync_state_bytes())
+        h.update(self.sync_state_bytes(parts[2] if len(parts) > 2 else None))
         return h.digest()
 
-    def _state_parts(self) -> tuple[list[bytes], bytes]:
-        """(a digest per wave of what it holds and where it is, the memory-state digest): computed once per
-        sample and shared by both fingerprints."""
-        return [self._wave_digest(w) for w in self.waves], self._memory_digest()
+    def _state_parts(self) -> tuple[list[bytes], bytes, list[bytes]]:
+        """(a digest per wave of what it holds and where it is, the memory-state digest, each workgroup's barrier
+        state): computed once per sample and shared by both fingerprints."""
+        return [self._wave_digest(w) for w in self.waves], self._memory_digest(), self._barrier_bytes()
 
     @staticmethod
     def _wave_digest(w: Wave) -> bytes:
@@ -1057,9 +1077,7 @@ class Machine:
                 h.update(k.to_bytes(8, "little", signed=True))
                 for base, line in sorted(lines.items()):
                     h.update(base.to_bytes(8, "little") + bytes(line))
-        for g in self.groups:
-            h.update(g.lds.digest())
-            h.update(bytes(sorted(g.arrived)))
+        h.update(b"".join(g.lds.digest() + bytes(sorted(g.arrived)) for g in self.groups))
         return h.digest()
 
     def _lds_writes(self) -> int:
@@ -1072,16 +1090,13 @@ class Machine:
         the same instructions on the same values from there on, so nothing can ever change: a hang even when
         the waves' relative timing keeps drifting (the exact state of several -O0 spin loops with wait
         counters comes back only after a long common period)."""
-        waves, memory = parts or self._state_parts()
+        parts = parts or self._state_parts()
+        waves, memory = parts[0], parts[1]
         h = hashlib.blake2b(digest_size=16)
-        for w, d in zip(self.waves, waves, strict=True):
-            h.update(d)
-            h.update(b"a" if w.state in (READY, SLEEPING, WAITING_COUNTERS) else w.state.encode())
+        h.update(b"".join(d + (b"a" if w.state in (READY, SLEEPING, WAITING_COUNTERS) else w.state.encode())
+                          for w, d in zip(self.waves, waves, strict=True)))
         h.update(memory)
-        for g in self.groups:
-            bars = getattr(g, "barriers", None)
-            if bars is not None:
-                h.update(bars.state_bytes())
+        h.update(b"".join(parts[2] if len(parts) > 2 else self._barrier_bytes()))
         return h.digest()
 
     def _result(self, status: str, reason: str, total: int, t0: float) -> RunResult:

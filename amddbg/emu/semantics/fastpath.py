@@ -895,6 +895,12 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
         if a is None or b is None or c is None:
             return None
         return _mad64(vd[0].register, a, b, c, _lane_mask_target(sd[0]) if sd else DISCARD, signed)
+    ternop = _binop_of(generic, "ternop")
+    if ternop is not None and len(dests) == 1 and dests[0].kind is VGPR and len(srcs) == 3:
+        a, b, c = (_vector_source(o) for o in srcs)
+        if a is None or b is None or c is None:
+            return None
+        return _vternop(dests[0].register, a, b, c, ternop)
     binop = _binop_of(generic)
     if binop is not None and len(dests) == 1 and dests[0].kind is VGPR and len(srcs) == 2:
         a, b = _vector_source(srcs[0]), _vector_source(srcs[1])
@@ -904,11 +910,24 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
     return None
 
 
-def _binop_of(fn) -> Callable | None:
-    """The 32-bit lane function of a `valu._binop` semantic (seen through wrappers), or None."""
+def _vternop(dreg: int, a, b, c, fn) -> Callable:
+    """dst = fn(a, b, c) on uint32 lanes, written in EXEC (valu._ternop's plain forms: v_add3, v_lshl_or,
+    v_alignbit...)."""
+    need = _need(dreg, *_vregs(a, b, c))
+
+    def run(ctx, insn):
+        w = ctx.wave
+        _vgprs(w, need)
+        _put32(w, dreg, fn(_get32(w, a), _get32(w, b), _get32(w, c)))
+    return run
+
+
+def _binop_of(fn, attr: str = "binop") -> Callable | None:
+    """The 32-bit lane function of a `valu._binop` semantic (`attr` "ternop": of a `valu._ternop`), seen through
+    wrappers, or None."""
     seen = 0
     while fn is not None and seen < 4:
-        op = getattr(fn, "binop", None)
+        op = getattr(fn, attr, None)
         if op is not None:
             return op
         fn = getattr(fn, "__wrapped__", None)
@@ -1364,7 +1383,11 @@ def _dual(insn, lanes: int) -> Callable | None:
     except Exception:  # noqa: BLE001 (a form the generic splitter refuses stays generic)
         return None
     dx = x.operands[0]
-    if dx.kind is not VGPR or any(o.kind is VGPR and o.register == dx.register for o in y.operands):
+
+    def regs(o) -> set:
+        return set(range(o.register, o.register + max(1, o.count or 1)))
+
+    if dx.kind is not VGPR or any(o.kind is VGPR and regs(o) & regs(dx) for o in y.operands):
         return None
     fx, fy = compile_fast(x, lookup(x), lanes), compile_fast(y, lookup(y), lanes)
     if fx is None or fy is None:
@@ -1393,7 +1416,8 @@ def compile_fast(insn, generic: Callable | None, lanes: int) -> Callable | None:
         return _dual(insn, lanes)
     if mn.startswith("v_") and "::" not in mn:
         base = mn[:-4] if mn.endswith(("_e32", "_e64")) else mn
-        if base not in _VALU_NAMES and not base.startswith("v_cmp_") and _binop_of(generic) is None:
+        if base not in _VALU_NAMES and not base.startswith("v_cmp_") and _binop_of(generic) is None \
+                and _binop_of(generic, "ternop") is None:
             return None  # (checked before the operands: most instructions get no closure, and cheaply)
         if base in _DIV:  # (its closure checks the modifiers through vfloat's parsed form)
             return _div(insn, base, generic)

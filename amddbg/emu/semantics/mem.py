@@ -291,6 +291,7 @@ def _vmem_plan(insn) -> tuple:
 
 _PLANS: dict = {}
 _BYTE = [np.arange(k, dtype=np.uint64) for k in range(17)]
+_BYTE64 = [np.arange(k, dtype=np.int64) for k in range(17)]
 _APERTURES = np.uint64(APERTURE_MASK)
 
 
@@ -1664,7 +1665,7 @@ def _ds_fast(ctx, insn, kind: str, two: bool, st64: bool) -> bool:
     if two and size % 4:
         return False
     a = (read_vector(w, aop)[lanes].astype(np.int64) if aop is not None else np.zeros(len(lanes), dtype=np.int64))
-    b = np.concatenate([((a + o) & M32)[:, None] + _BYTE[size].astype(np.int64)[None, :] for o in offs], axis=1)
+    b = np.concatenate([((a + o) & M32)[:, None] + _BYTE64[size][None, :] for o in offs], axis=1)
     lds = ctx.machine.lds_of(w)
     if kind == "load":
         got = lds.gather(b)
@@ -1696,8 +1697,8 @@ def _ds_fast(ctx, insn, kind: str, two: bool, st64: bool) -> bool:
             data = np.stack([(val >> np.uint32(8 * k)).astype(np.uint8) for k in range(size)], axis=1)
         if data.shape != b.shape or not lds.scatter(b, data):
             return False
-    ctx.record(MemOp(kind, "local", dict(zip(lanes.tolist(), (a + offs[0]).tolist(), strict=True)),
-                     2 * size if two else size))
+    ctx.record(MemOp(kind, "local", None, 2 * size if two else size, lanes=lanes, addrs=a + offs[0]))  # (the
+    # lane -> address dict is built when someone reads it)
     return True
 
 

@@ -440,6 +440,8 @@ def _ternop(fn, bits=32):
         with fp_errstate(over="ignore"):
             dst(ctx, insn, fn(a, b, c), bits)
 
+    if bits == 32:
+        run.ternop = fn  # the lane function, for fastpath's closures of the plain forms
     return run
 
 

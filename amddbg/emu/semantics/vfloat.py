@@ -295,6 +295,8 @@ def _fma_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray, bits: int) -> np.nda
             s = p + cc
             bb = s - p
             err = (p - (s - bb)) + (cc - bb)
+            if not err.any():  # the binary64 sum is exact in every lane: rounding it once to binary32 is the fma
+                return s.astype(np.float32)
             # round to odd in binary64 (53 >= 2*24+2 bits) then to binary32: a single correct rounding
             sb = s.view(U64)
             fix = (err != 0) & np.isfinite(s) & ((sb & U64(1)) == 0)

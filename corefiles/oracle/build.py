@@ -13,7 +13,7 @@ the source the wave size (clang-22 no longer predefines a macro for it; ``__buil
 gfx1250 (GFX12.5) is in the matrix as far as the compilers allow: clang-19 does not know the processor ("invalid
 target ID 'gfx1250'") and clang-22 rejects wave64 for it ("option 'wavefrontsize64' cannot be specified on this
 target"), so it adds two objects (clang-22, wave32, -O0/-O2): 26 in all. Corpora whose gfx1250 objects are not
-checked in pass ``targets=PRE_GFX1250`` (corefiles/heldout, corefiles/causehangs).
+checked in pass ``targets=PRE_GFX1250`` (corefiles/causehangs).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ softmax/layernorm rows, shuffle reductions and scans, ballot compaction, LDS-til
 CSR SpMV, radix digit counts, a chained scan, bit tricks, hashes, conversions, grid-stride loops, structs by value,
 a bytecode interpreter, recursion, float atomics, bucket atomics, int8 dot products, vector types, block votes,
 dynamic LDS, transcendentals) must write what their host twins (corefiles/heldout/twins.py) compute, on every
-checked-in object (clang-19/22; gfx90a, gfx942, gfx1100 and gfx1200 wave32/wave64; -O0/-O2).
+checked-in object (clang-19/22; gfx90a, gfx942, gfx1100 and gfx1200 wave32/wave64; clang-22 gfx1250 wave32;
+-O0/-O2).
 
 By default every kernel runs on three objects (one per ISA family, -O2 and -O0); the rest of the matrix is marked
 slow, and AMDDBG_SLOW_LIMIT (objects) bounds it in CI.
@@ -33,7 +34,8 @@ def _load(name: str):
 runner = _load("runner")
 CASES = {c.kernel: c for c in runner.twins.all_cases()}
 OBJECTS = runner.objects()
-DEFAULT = {"heldout-llvm22-gfx90a-w64-O2.co", "heldout-llvm19-gfx1100-w32-O2.co", "heldout-llvm22-gfx1200-w64-O0.co"}
+DEFAULT = {"heldout-llvm22-gfx90a-w64-O2.co", "heldout-llvm19-gfx1100-w32-O2.co", "heldout-llvm22-gfx1200-w64-O0.co",
+           "heldout-llvm22-gfx1250-w32-O2.co"}
 # known failures, each with its cause (docs/emulator.md, "Held-out proxy corpus"); the test fails if one passes
 MISCOMPILED = [f"heldout-llvm22-gfx1100-w{w}-O0.co" for w in (32, 64)]
 KNOWN = {(o, "bit_twiddle"): "clang-22 -O0 true16 miscompiles __builtin_bswap64 (a 16-bit copy feeds v_perm_b32); "
@@ -58,8 +60,9 @@ def _params():
 
 
 def test_corpus_is_complete():
-    """24 objects: both compilers x (gfx90a, gfx942 wave64; gfx1100, gfx1200 wave32 and wave64) x O0/O2; 24 kernels."""
-    assert len(OBJECTS) == 24, [p.name for p in OBJECTS]
+    """26 objects: both compilers x (gfx90a, gfx942 wave64; gfx1100, gfx1200 wave32 and wave64) x O0/O2, and
+    clang-22 gfx1250 wave32 x O0/O2; 24 kernels."""
+    assert len(OBJECTS) == 26, [p.name for p in OBJECTS]
     assert len(CASES) == 24
 
 

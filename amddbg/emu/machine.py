@@ -671,6 +671,7 @@ class Machine:
             return False
         w.state = WAITING_COUNTERS
         w.sleep_until = t
+        w.blocked_waits = getattr(w, "blocked_waits", 0) + 1  # (waves restored from a core start without it)
         return True
 
     def _barrier_bytes(self) -> list[bytes]:
@@ -1016,11 +1017,14 @@ class Machine:
                 quiet = self.quiet_fingerprint(parts) if rng is None and caches.rng is None else None
                 mark = (self._shared_changes, self._lds_writes())
                 live = [w for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS)]
-                ran = tuple(w.instructions for w in live)
+                ran = tuple(w.instructions - getattr(w, "blocked_waits", 0) for w in live)
                 before = quiet_seen.get(quiet) if quiet is not None else None
                 # the same state, and every live wave ran in between: each re-runs the same instructions on the
                 # same values (a wave that only waited on a counter for a load still in flight has not re-run
-                # anything; the load it waits for may change what it does next)
+                # anything; the load it waits for may change what it does next). A blocked s_waitcnt is counted
+                # in `instructions` but retires nothing (its PC stays on the wait): it is not a re-run. (Counting
+                # it let a wave that reached a wait READY at one sample and blocked on it at the next look like
+                # a spin: softMax of corefiles/samples, 1,024 waves, was called a hang.)
                 if before is not None and before[0] == mark and len(before[1]) == len(ran) and \
                         all(a > b for a, b in zip(ran, before[1], strict=True)):
                     return self._result("hang", f"the machine state repeats: {len(live)} wave(s) spin on memory "

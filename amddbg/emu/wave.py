@@ -97,6 +97,7 @@ class Wave:
         self.scratch_base = 0
         self.private_size = 0
         self.instructions = 0
+        self.blocked_waits = 0  # s_waitcnt issues that blocked (counted in `instructions`; nothing retired)
         self.sleep_until = 0
         self.trap_id = 0
         self.kept_digest = None  # ((instructions, pc, exec, state), fingerprint): see Machine._wave_digest

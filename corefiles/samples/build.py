@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""Rebuild the third-party samples corpus from samples.hip with clang-19 and clang-22.
+
+    python3 corefiles/samples/build.py            # rebuild every object beside this script
+    python3 corefiles/samples/build.py --check    # rebuild into a temp dir and compare the bytes
+
+Objects are named ``samples-llvm{19,22}-<target>-w{32,64}-O{0,2}.co``; the build (flags, reproducible DWARF,
+``-DSAMPLES_WAVE``, ``--check``) is corefiles/oracle/build.py's for this folder, on its four targets in their
+native wave size only (gfx90a and gfx942 wave64, gfx1100 and gfx1200 wave32): 16 objects, to keep the checked-in
+size modest (the samples choose their launch shapes for the device's warpSize, which is the native one).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TARGETS = {"gfx90a": (64,), "gfx942": (64,), "gfx1100": (32,), "gfx1200": (32,)}
+
+
+def _oracle_build():
+    spec = importlib.util.spec_from_file_location("amddbg_oracle_build", HERE.parent / "oracle" / "build.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.TARGETS = TARGETS
+    return mod
+
+
+if __name__ == "__main__":
+    raise SystemExit(_oracle_build().main("samples", __doc__.splitlines()[1]))

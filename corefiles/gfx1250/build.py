@@ -18,26 +18,21 @@ from __future__ import annotations
 
 import argparse
 import filecmp
-import importlib.util
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from corpus_build import oracle_build  # noqa: E402  (corefiles/corpus_build.py: loads oracle/build.py)
+
 OPTS = ("O0", "O2")
 SOURCES = ("scratch", "clusters")
 
 
-def _oracle_build():
-    spec = importlib.util.spec_from_file_location("amddbg_oracle_build", HERE.parent / "oracle" / "build.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def build_into(dest: Path) -> list[str]:
-    ob = _oracle_build()
+    ob = oracle_build()
     made = []
     for source in SOURCES:  # they live here
         for opt in OPTS:

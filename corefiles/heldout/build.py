@@ -14,19 +14,11 @@ the source the wave size (clang-22 no longer predefines a macro for it; ``__buil
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def _oracle_build():
-    """corefiles/oracle/build.py: the same targets, flags and check, for any corpus folder."""
-    spec = importlib.util.spec_from_file_location("amddbg_oracle_build", HERE.parent / "oracle" / "build.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from corpus_build import main  # noqa: E402  (corefiles/corpus_build.py: oracle/build.py's matrix for this folder)
 
 if __name__ == "__main__":
-    raise SystemExit(_oracle_build().main("heldout", __doc__.splitlines()[1]))
+    raise SystemExit(main(__file__, __doc__))

@@ -11,20 +11,13 @@ gfx1100 and gfx1200 (wave64 on GFX9, wave32 on GFX10+) at -O0 and -O2.
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from corpus_build import main  # noqa: E402  (corefiles/corpus_build.py: oracle/build.py's matrix for this folder)
 
-
-def _oracle_build():
-    spec = importlib.util.spec_from_file_location("amddbg_oracle_build", HERE.parent / "oracle" / "build.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
+TARGETS = {"gfx90a": (64,), "gfx942": (64,), "gfx1030": (32,), "gfx1100": (32,), "gfx1200": (32,)}
 
 if __name__ == "__main__":
-    ob = _oracle_build()
-    ob.TARGETS = {"gfx90a": (64,), "gfx942": (64,), "gfx1030": (32,), "gfx1100": (32,), "gfx1200": (32,)}
-    raise SystemExit(ob.main("issue22", __doc__.splitlines()[1]))
+    raise SystemExit(main(__file__, __doc__, TARGETS))

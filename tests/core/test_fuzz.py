@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 import random
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -18,10 +17,11 @@ from amddbg.cli.core_info import core_document
 from amddbg.cli.main import main
 from amddbg.core import open_core
 from amddbg.errors import AmddbgError
+from tests import bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 CO = (ROOT / "corefiles" / "co" / "llvm22-gfx90a-w64-O2-hip.co").read_bytes()
-LIMIT = int(os.environ.get("AMDDBG_SLOW_LIMIT", "60"))
+LIMIT = bounded.count(60)  # examples (a fuzzer: AMDDBG_SLOW_LIMIT=0 keeps 60)
 
 
 def _seed_cores(tmp: Path) -> dict[str, bytes]:

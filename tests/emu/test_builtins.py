@@ -8,13 +8,13 @@ kernels (division, jump tables, function pointers, dynamic private indexing, sca
 lerps, row permutes) and the f16 dot product write what their host twins below compute. The probe found
 v_mul_dx9_zero_f32 (powf), v_lerp_u8, v_msad_u8, v_permlane16/x16, the realtime message and v_dot2_f32_f16.
 
-Every object is checked statically; the runs use three objects by default and the rest are marked slow
-(AMDDBG_SLOW_LIMIT bounds them, as for the held-out corpus).
+Every object is checked statically; the runs use four objects by default (gfx90a, gfx1100 wave64, gfx1200 wave32,
+gfx1250) and the rest are marked slow, and CI runs their sample (tests/bounded.py: one object for each of the three
+targets the defaults leave out, rotating over compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all of them).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -23,21 +23,19 @@ import pytest
 from amddbg.emu.args import explicit_args, read_buffer
 from amddbg.emu.machine import Machine
 from amddbg.emu.semantics import lookup
+from tests import bounded
 
 BUILTINS = Path(__file__).resolve().parents[2] / "corefiles" / "builtins"
 OBJECTS = sorted(BUILTINS.glob("builtins-llvm*.co"))
 DEFAULT = {"builtins-llvm22-gfx90a-w64-O2.co", "builtins-llvm19-gfx1100-w64-O0.co", "builtins-llvm22-gfx1200-w32-O2.co",
            "builtins-llvm22-gfx1250-w32-O2.co"}
-LIMIT = int(os.environ.get("AMDDBG_SLOW_LIMIT", "0") or 0)
 M32, M64 = 0xFFFFFFFF, (1 << 64) - 1
 
 
 def _objects():
-    slow = [p for p in OBJECTS if p.name not in DEFAULT]
-    if LIMIT:
-        slow = slow[:LIMIT]
-    return [pytest.param(p, marks=[] if p.name in DEFAULT else [pytest.mark.slow], id=p.stem[len("builtins-"):])
-            for p in OBJECTS if p.name in DEFAULT or p in slow]
+    """DEFAULT, and the slow sample of the other objects (tests/bounded.py)."""
+    return bounded.params(bounded.matrix(OBJECTS, fast=DEFAULT), kernel=False,
+                          ids=lambda c: c.obj.stem[len("builtins-"):])
 
 
 def _lanes(p: Path) -> int:

@@ -8,8 +8,9 @@
   the workgroup barrier); a core taken part-way is explained no_hang.
 - A publication at workgroup scope hangs under some seeds only: `--explore` reports each outcome with its seeds,
   writes the first hang's core, exits 3; explain on that core says the hang depends on the schedule.
-All 24 objects (clang-19/22, gfx90a, gfx942, gfx1100/gfx1200 w32/w64, -O0/-O2) for the loop proofs; the rest on a
-spread of them (the others marked slow).
+Four objects (both compilers, every target, -O0 and -O2) run every check by default; the other twenty objects are
+marked slow, and CI runs their sample (tests/bounded.py: each kernel on the two targets the four leave out, rotating
+over compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all 24 objects).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import bounded
+
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "corefiles" / "explorehangs"
 SRC = (DIR / "explorehangs.hip").read_text().splitlines()
@@ -31,8 +34,11 @@ QUICK = {"explorehangs-llvm22-gfx90a-w64-O2.co", "explorehangs-llvm19-gfx1100-w3
          "explorehangs-llvm22-gfx1200-w64-O0.co", "explorehangs-llvm19-gfx942-w64-O2.co"}
 
 
-def _params(objects=OBJECTS):
-    return [pytest.param(o, marks=() if o in QUICK else pytest.mark.slow) for o in objects]
+def _params(kernels=None) -> list:
+    """The objects (or (kernel, object) pairs) a check runs on: QUICK, and the slow sample of the others."""
+    cases = bounded.matrix(OBJECTS, kernels or (None,), fast=QUICK)
+    return bounded.params(cases, kernel=kernels is not None,
+                          ids=lambda c: c.obj if kernels is None else f"{c.obj}-{c.kernel}")
 
 
 def _wave(obj: str) -> int:
@@ -68,8 +74,7 @@ COUNTERS = {  # kernel -> (args, the polling line's text, after)
 }
 
 
-@pytest.mark.parametrize("obj", _params())
-@pytest.mark.parametrize("kernel", sorted(COUNTERS))
+@pytest.mark.parametrize("kernel,obj", _params(sorted(COUNTERS)))
 def test_counting_spin_hangs(obj, kernel):
     """Every wave counts while it polls: run proves the hang (the state never repeats) well before the limit."""
     args, _text, _after = COUNTERS[kernel]
@@ -123,7 +128,7 @@ def test_clock_timeout_is_no_invented_hang(obj):
         assert doc["status"] == "completed" and doc["buffers"][1]["values"] == [1] * 64
 
 
-@pytest.mark.parametrize("obj", _params(sorted(QUICK)))
+@pytest.mark.parametrize("obj", sorted(QUICK))
 def test_counting_spin_core_is_spin_forever(obj, tmp_path):
     core = tmp_path / "count.gpu"
     _run(obj, "count_atomic", 128, 64, "buf:i32:1", "buf:i32:128", extra=["--core", core])
@@ -161,8 +166,7 @@ def _expected(kernel: str, wv: int) -> list[int]:
     return [2 * (t ^ 1) if t & 1 else 0 for t in range(256)]
 
 
-@pytest.mark.parametrize("obj", _params())
-@pytest.mark.parametrize("kernel", sorted(LEAVERS))
+@pytest.mark.parametrize("kernel,obj", _params(sorted(LEAVERS)))
 def test_waves_leaving_before_a_barrier_complete(obj, kernel):
     wv = _wave(obj)
     grid, block, args = LEAVERS[kernel](wv)
@@ -171,7 +175,7 @@ def test_waves_leaving_before_a_barrier_complete(obj, kernel):
     assert doc["buffers"][0]["values"] == _expected(kernel, wv)
 
 
-@pytest.mark.parametrize("obj", _params(sorted(QUICK)))
+@pytest.mark.parametrize("obj", sorted(QUICK))
 @pytest.mark.parametrize("kernel", sorted(LEAVERS))
 def test_core_taken_midway_is_no_hang(obj, kernel, tmp_path):
     """A core written part-way (some waves ended, others at the barrier or before it) is not a hang."""

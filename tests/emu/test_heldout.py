@@ -7,17 +7,19 @@ checked-in object (clang-19/22; gfx90a, gfx942, gfx1100 and gfx1200 wave32/wave6
 -O0/-O2).
 
 By default every kernel runs on three objects (one per ISA family, -O2 and -O0); the rest of the matrix is marked
-slow, and AMDDBG_SLOW_LIMIT (objects) bounds it in CI.
+slow, and CI runs its sample (tests/bounded.py: each kernel on the three targets the defaults leave out, rotating
+over compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all of it).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests import bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 HELDOUT = ROOT / "corefiles" / "heldout"
@@ -40,22 +42,16 @@ DEFAULT = {"heldout-llvm22-gfx90a-w64-O2.co", "heldout-llvm19-gfx1100-w32-O2.co"
 MISCOMPILED = [f"heldout-llvm22-gfx1100-w{w}-O0.co" for w in (32, 64)]
 KNOWN = {(o, "bit_twiddle"): "clang-22 -O0 true16 miscompiles __builtin_bswap64 (a 16-bit copy feeds v_perm_b32); "
          "test_bswap64_miscompile_runs_as_emitted checks the emulator runs the emitted code" for o in MISCOMPILED}
-LIMIT = int(os.environ.get("AMDDBG_SLOW_LIMIT", "0") or 0)
 
 
 def _params():
+    """Every kernel on DEFAULT, and the slow sample of the rest (tests/bounded.py); known failures are strict xfails."""
     out = []
-    slow = [p for p in OBJECTS if p.name not in DEFAULT]
-    if LIMIT:
-        slow = slow[:LIMIT]
-    for p in OBJECTS:
-        if p.name not in DEFAULT and p not in slow:
-            continue
-        for kernel in CASES:
-            marks = [] if p.name in DEFAULT else [pytest.mark.slow]
-            if (p.name, kernel) in KNOWN:
-                marks.append(pytest.mark.xfail(reason=KNOWN[(p.name, kernel)], strict=True))
-            out.append(pytest.param(p, kernel, marks=marks, id=f"{p.stem[len('heldout-'):]}-{kernel}"))
+    for c in bounded.matrix(OBJECTS, list(CASES), fast=DEFAULT):
+        marks = [pytest.mark.slow] if c.slow else []
+        if (c.obj.name, c.kernel) in KNOWN:
+            marks.append(pytest.mark.xfail(reason=KNOWN[(c.obj.name, c.kernel)], strict=True))
+        out.append(pytest.param(c.obj, c.kernel, marks=marks, id=f"{c.obj.stem[len('heldout-'):]}-{c.kernel}"))
     return out
 
 

@@ -6,6 +6,10 @@
 - lds_stencil: an LDS tile with a halo and __syncthreads between phases gives the host's sums;
 - lds_read_past / lds_write_past: LDS is allocated in granules, an access past the allocation reads 0 or is
   dropped (no fault), and every access past the requested size is reported in "warnings".
+
+Five objects (every target, both compilers, -O0 and -O2) run by default; the other fifteen are marked slow. Their CI
+sample (tests/bounded.py: one per target the defaults leave out) is empty, since the five cover every target;
+AMDDBG_SLOW_LIMIT=0 runs all of them.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from pathlib import Path
 
 import pytest
 
+from tests import bounded
+
 HERE = Path(__file__).resolve().parents[2] / "corefiles" / "issue22"
 OBJECTS = sorted(p.name for p in HERE.glob("issue22-*.co"))
 DEFAULT = {"issue22-llvm22-gfx90a-w64-O2.co", "issue22-llvm19-gfx942-w64-O0.co", "issue22-llvm22-gfx1030-w32-O2.co",
            "issue22-llvm22-gfx1100-w32-O2.co", "issue22-llvm19-gfx1200-w32-O0.co"}
-PARAMS = [pytest.param(n, marks=() if n in DEFAULT else pytest.mark.slow) for n in OBJECTS]
+PARAMS = bounded.params(bounded.matrix(OBJECTS, fast=DEFAULT), kernel=False, ids=lambda c: c.obj)
 O0 = [n for n in OBJECTS if n.endswith("-O0.co")]
 
 

@@ -4,7 +4,9 @@ in "globals"), and launch scripts whose launches share buffers (`--script`, JSON
 
 The kernels are corefiles/launch/launch.hip, built by clang-19 and clang-22 for gfx90a, gfx942, gfx1100 and gfx1200
 (wave32 and wave64) at -O0 and -O2 (corefiles/launch/build.py); every expected value is computed here with numpy.
-Four objects (both compilers, every target, both levels) run by default; the others are marked slow."""
+Four objects (both compilers, every target, both levels) run by default; the others are marked slow, and CI runs
+their sample (tests/bounded.py: the two targets the four leave out, rotating over compilers and levels;
+AMDDBG_SLOW_LIMIT=0 runs all of them)."""
 
 from __future__ import annotations
 
@@ -18,19 +20,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests import bounded
+
 HERE = Path(__file__).resolve().parents[2] / "corefiles" / "launch"
 OBJECTS = sorted(HERE.glob("launch-llvm*.co"))
 DEFAULT = {"launch-llvm22-gfx90a-w64-O2.co", "launch-llvm19-gfx942-w64-O0.co", "launch-llvm22-gfx1100-w32-O0.co",
            "launch-llvm19-gfx1200-w32-O2.co"}
-LIMIT = int(os.environ.get("AMDDBG_SLOW_LIMIT", "0") or 0)
 
 
 def _objects():
-    slow = [p for p in OBJECTS if p.name not in DEFAULT]
-    if LIMIT:
-        slow = slow[:LIMIT]
-    return [pytest.param(p, marks=[] if p.name in DEFAULT else [pytest.mark.slow], id=p.stem[len("launch-"):])
-            for p in OBJECTS if p.name in DEFAULT or p in slow]
+    """DEFAULT, and the slow sample of the other objects (tests/bounded.py)."""
+    return bounded.params(bounded.matrix(OBJECTS, fast=DEFAULT), kernel=False,
+                          ids=lambda c: c.obj.stem[len("launch-"):])
 
 
 OBJ = HERE / "launch-llvm22-gfx1100-w32-O2.co"  # for the error paths

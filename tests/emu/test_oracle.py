@@ -4,9 +4,11 @@ clang-22, gfx90a, gfx942, gfx1100 and gfx1200 in wave32 and wave64, -O0 and -O2;
 the only compiler and wave size that build it).
 
 The default run covers every kernel on the clang-22 -O2 objects of all seven target/wave combinations plus three
--O0 objects (gfx1250's among them, the newest target); the rest of the matrix is marked slow (CI runs it too). A
-second test decodes every instruction of every object and requires semantics for each mnemonic, naming the
-missing ones.
+-O0 objects (gfx1250's among them, the newest target); the rest of the matrix is marked slow. Its CI sample
+(tests/bounded.py: one case per kernel and target the defaults leave out) is empty, since the defaults cover every
+kernel on every target; AMDDBG_SLOW_LIMIT=0 runs all of it, AMDDBG_SLOW_LIMIT=N N of its rotation over compilers
+and levels. A second test decodes every instruction of every object and requires semantics for each mnemonic,
+naming the missing ones.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests import bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 ORACLE = ROOT / "corefiles" / "oracle"
@@ -38,12 +42,9 @@ DEFAULT |= {"oracle-llvm19-gfx90a-w64-O0.co", "oracle-llvm22-gfx1100-w32-O0.co",
 
 
 def _params():
-    out = []
-    for p in OBJECTS:
-        for kernel in CASES:
-            marks = () if p.name in DEFAULT else (pytest.mark.slow,)
-            out.append(pytest.param(p, kernel, marks=marks, id=f"{p.stem[len('oracle-'):]}-{kernel}"))
-    return out
+    cases = bounded.matrix(OBJECTS, list(CASES), fast=DEFAULT)
+    return [pytest.param(c.obj, c.kernel, marks=[pytest.mark.slow] if c.slow else [],
+                         id=f"{c.obj.stem[len('oracle-'):]}-{c.kernel}") for c in cases]
 
 
 def test_corpus_is_complete():

@@ -4,7 +4,6 @@ least 99.5% of instructions with objdump's exact address and text, per processor
 from __future__ import annotations
 
 import collections
-import os
 import re
 import shutil
 import subprocess
@@ -101,7 +100,9 @@ def test_rocsparse_sample_live_objdump(tmp_path):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "bench"))
     import disasm_accuracy as acc
 
-    limit = int(os.environ.get("AMDDBG_SLOW_LIMIT", "2"))
+    from tests import bounded
+
+    limit = bounded.count(2)  # bundles of the library (0 keeps 2: the whole library is thousands)
     good = total = 0
     for _name, blob in acc.bundles(limit, 1_500_000):
         p = tmp_path / "x.co"

@@ -5,24 +5,26 @@ Each test runs a kernel with `amddbg run ... --core` (a hang ends the run and wr
 with `amddbg explain --json`, as a user would, then asserts the run's status, the verdict and exit code, the kind
 and cause, the waves (workgroup, wave, lanes) and every line the finding names, from the source text. By default
 each kernel runs on one object (together they cover both compilers, the four targets, both wave sizes and both
-optimisation levels); the full matrix is marked slow (AMDDBG_SLOW_LIMIT bounds how many of its cases run).
+optimisation levels); the rest of the matrix is marked slow, and CI runs its sample (tests/bounded.py: one case per
+kernel class and target the defaults leave out, rotating over compilers, levels and the class's kernels;
+AMDDBG_SLOW_LIMIT=0 runs all of it).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests import bounded
+
 ROOT = Path(__file__).resolve().parents[2]
 CH = ROOT / "corefiles" / "causehangs"
 SRC = (CH / "causehangs.hip").read_text().splitlines()
 OBJECTS = sorted(p.stem[len("causehangs-"):] for p in CH.glob("causehangs-llvm*.co"))
-LIMIT = int(os.environ.get("AMDDBG_SLOW_LIMIT", "0") or 0)
 
 # kernel -> (grid, block, args)
 KERNELS = {
@@ -63,17 +65,20 @@ def line(kernel: str, text: str) -> int:
 CAS = next(n + 1 for n, s in enumerate(SRC) if "__hip_atomic_compare_exchange_strong(" in s)  # the lock's CAS
 
 
+def _class(kernel: str) -> str:
+    """The sample's kernel classes (tests/bounded.py): the kernels one expectation below checks (EXPECT's
+    _lock, _lock_barrier, _hoist, _ballot, _count, _publish)."""
+    if kernel in ("lock_outside", "lock_sleep", "lock_done", "ticket_lock"):
+        return "lock"
+    return kernel if kernel == "lock_barrier" else kernel.split("_")[0]
+
+
 def _cases():
-    out = []
-    for kernel in KERNELS:
-        rest = [o for o in OBJECTS if o != DEFAULT[kernel]]
-        out.append(pytest.param(kernel, DEFAULT[kernel], id=f"{kernel}-{DEFAULT[kernel]}"))
-        out += [pytest.param(kernel, o, marks=pytest.mark.slow, id=f"{kernel}-{o}") for o in rest]
-    slow = [p for p in out if p.marks]
-    if LIMIT:
-        keep = {id(p) for p in slow[::max(1, len(slow) // LIMIT)][:LIMIT]}
-        out = [p for p in out if not p.marks or id(p) in keep]
-    return out
+    """Each kernel on its DEFAULT object, and the slow sample of the rest of the matrix."""
+    cases = bounded.matrix([f"causehangs-{o}.co" for o in OBJECTS], list(KERNELS),
+                           fast=lambda k, name: name == f"causehangs-{DEFAULT[k]}.co", classes=_class)
+    return [pytest.param(c.kernel, c.obj[len("causehangs-"):-3], marks=[pytest.mark.slow] if c.slow else [],
+                         id=f"{c.kernel}-{c.obj[len('causehangs-'):-3]}") for c in cases]
 
 
 def _run(tmp_path, obj: str, kernel: str) -> tuple[str, str]:
@@ -290,3 +295,5 @@ EXPECT = {
 
 def test_the_corpus_is_built_for_every_target():
     assert len(OBJECTS) == 24 and set(DEFAULT.values()) <= set(OBJECTS) and set(DEFAULT) == set(KERNELS)
+    # the sample's classes are the expectations' families
+    assert all("_" + _class(k) == EXPECT[k].__qualname__.split(".")[0] for k in KERNELS)

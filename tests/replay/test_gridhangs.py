@@ -5,14 +5,14 @@ must say why, and the `--assume` fix it prints must end the hang.
 
 Expected lines come from markers in the source (@poll, @loop, @write, @maybe, @barrier, @helper:NAME), the
 expected waves from the core (every wave not waiting at a barrier is stuck in the poll: the run proved the hang).
-Four objects run by default (every target, both compilers, -O0 and -O2); the other twenty are marked slow
-(AMDDBG_SLOW_LIMIT bounds them, as for the held-out corpus).
+Four objects run every kernel by default (every target, both compilers, -O0 and -O2); the other twenty are marked
+slow, and CI runs their sample (tests/bounded.py: one case per kernel class and remaining target, rotating over
+compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all of them).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -22,6 +22,7 @@ import pytest
 
 import amddbg
 from amddbg.session.threads import WaveState
+from tests import bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 GRID = ROOT / "corefiles" / "gridhangs"
@@ -29,7 +30,6 @@ SOURCE = GRID / "gridhangs.hip"
 OBJECTS = sorted(GRID.glob("gridhangs-llvm*.co"))
 DEFAULT = {"gridhangs-llvm22-gfx90a-w64-O2.co", "gridhangs-llvm19-gfx942-w64-O0.co",
            "gridhangs-llvm19-gfx1100-w32-O2.co", "gridhangs-llvm22-gfx1200-w64-O0.co"}
-LIMIT = int(os.environ.get("AMDDBG_SLOW_LIMIT", "0") or 0)
 
 # kernel -> (arguments, what the hang is): "not_visible" (a poll that cannot see another workgroup's write; grid
 # barriers also leave their other waves at __syncthreads()), "cycle" (a barrier deadlock whose missing waves spin on
@@ -61,12 +61,18 @@ def _completes(obj: Path, kernel: str) -> bool:
     return KERNELS[kernel][1] == "completes" or ("-gfx11" in obj.name and kernel in ATOMIC_POLL)
 
 
-def _objects():
-    slow = [p for p in OBJECTS if p.name not in DEFAULT]
-    if LIMIT:
-        slow = slow[:LIMIT]
-    return [pytest.param(p, marks=[] if p.name in DEFAULT else [pytest.mark.slow], id=p.stem[len("gridhangs-"):])
-            for p in OBJECTS if p.name in DEFAULT or p in slow]
+def _class(kernel: str) -> str:
+    """The sample's kernel classes (tests/bounded.py): grid barriers that poll with a plain load, those that poll
+    with an atomic load (GFX11 sees the write there), cross-workgroup flags, barrier deadlocks, the fixed twin."""
+    if kernel.startswith("gb_") and kernel != "gb_volatile":
+        return "gb_atomic" if kernel in ATOMIC_POLL else "gb_plain"
+    return kernel.split("_")[0] if kernel != "gb_volatile" else kernel
+
+
+def _cases(kernels: list[str]) -> list:
+    """(kernel, object): every kernel on the DEFAULT objects, and the slow sample of the rest."""
+    cases = bounded.matrix(OBJECTS, kernels, fast=DEFAULT, classes=_class)
+    return bounded.params(cases, ids=lambda c: f"{c.obj.stem[len('gridhangs-'):]}-{c.kernel}")
 
 
 def _markers() -> dict:
@@ -146,8 +152,7 @@ def test_the_kernels_are_built_for_every_target():
     assert {re.search(r"llvm(\d+)", n).group(1) for n in DEFAULT} == {"19", "22"}
 
 
-@pytest.mark.parametrize("kernel", sorted(k for k, (_, what) in KERNELS.items() if what == "not_visible"))
-@pytest.mark.parametrize("obj", _objects())
+@pytest.mark.parametrize("kernel,obj", _cases(sorted(k for k, (_, what) in KERNELS.items() if what == "not_visible")))
 def test_a_poll_that_cannot_see_the_write(tmp_path, obj, kernel):
     """A grid barrier or cross-workgroup flag read at workgroup scope (or with a plain load): `spin_forever` /
     `not_visible` for exactly the waves stuck in the poll, at the poll's line and the write's, the missing scope
@@ -194,8 +199,7 @@ def test_a_poll_that_cannot_see_the_write(tmp_path, obj, kernel):
     assert fixed["findings"][0]["cause"] == "assumption_fixes_it"
 
 
-@pytest.mark.parametrize("kernel", sorted(k for k, (_, what) in KERNELS.items() if what == "cycle"))
-@pytest.mark.parametrize("obj", _objects())
+@pytest.mark.parametrize("kernel,obj", _cases(sorted(k for k, (_, what) in KERNELS.items() if what == "cycle")))
 def test_a_barrier_deadlock_whose_missing_waves_spin(tmp_path, obj, kernel):
     """The waiter writes the flag only after the barrier the spinners never reach: one barrier finding states the
     cycle, with the barrier's, the poll's and the write's lines, for every wave of every workgroup."""
@@ -221,11 +225,11 @@ def test_a_barrier_deadlock_whose_missing_waves_spin(tmp_path, obj, kernel):
     assert _lines(f, "missing wave") <= marks["poll"] | marks.get("loop", set())
 
 
-@pytest.mark.parametrize("obj", _objects())
-def test_the_fixed_twin_is_slow_not_stuck(tmp_path, obj):
+@pytest.mark.parametrize("kernel,obj", _cases(["gb_volatile"]))
+def test_the_fixed_twin_is_slow_not_stuck(tmp_path, obj, kernel):
     """A volatile poll goes past the CU's cache on every target: the run completes, and a core taken while the
     waves still poll is `no_hang` (no invented not_visible)."""
-    _slow_not_stuck(tmp_path, obj, "gb_volatile")
+    _slow_not_stuck(tmp_path, obj, kernel)
 
 
 def _slow_not_stuck(tmp_path, obj: Path, kernel: str) -> None:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import bounded
+
 ROOT = Path(__file__).resolve().parents[2]
 IH = ROOT / "corefiles" / "inlinehangs"
 SRC = IH / "inlinehangs.hip"
@@ -156,25 +158,17 @@ def _numbers(text: str) -> list[int]:
 
 
 KERNELS = ["five_syncs", "helper_sync", "lock_held", "some_poll", "inline_assert"]
-# every kernel on one object per target (both compilers, both wave sizes, -O0 and -O2 among them) by default;
-# the other 100 combinations run in the slow test (bounded by AMDDBG_SLOW_LIMIT, 0 = all)
+# every kernel on four objects (both compilers, both wave sizes, -O0 and -O2 among them) by default; the other 100
+# combinations are marked slow, and CI runs their sample (tests/bounded.py: each kernel on the two targets the four
+# leave out, rotating over compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all of them)
 FAST = ["inlinehangs-llvm22-gfx90a-w64-O2.co", "inlinehangs-llvm19-gfx942-w64-O0.co",
         "inlinehangs-llvm22-gfx1100-w32-O0.co", "inlinehangs-llvm19-gfx1200-w64-O2.co"]
 
 
-@pytest.mark.parametrize("obj", FAST)
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kernel,obj", bounded.params(bounded.matrix(OBJECTS, KERNELS, fast=FAST),
+                                                      ids=lambda c: f"{c.kernel}-{c.obj[len('inlinehangs-'):-3]}"))
 def test_inlined_lines(tmp_path, obj, kernel):
     _case(tmp_path, obj, kernel)
-
-
-@pytest.mark.slow
-def test_inlined_lines_every_object(tmp_path):
-    rest = [(o, k) for o in OBJECTS if o not in FAST for k in KERNELS]
-    limit = int(os.environ.get("AMDDBG_SLOW_LIMIT", "10")) or len(rest)
-    step = max(1, len(rest) // limit)
-    for n, (obj, kernel) in enumerate(rest[::step][:limit]):
-        _case(tmp_path / str(n), obj, kernel)
 
 
 def _case(tmp_path, obj: str, kernel: str) -> None:

@@ -5,7 +5,6 @@ and region (AMDDBG_SLOW_LIMIT raises it)."""
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
@@ -13,9 +12,10 @@ import pytest
 
 import amddbg
 from amddbg.errors import AmddbgError
+from tests import bounded
 
 CORES = Path(__file__).resolve().parents[2] / "corefiles" / "cores"
-N = int(os.environ.get("AMDDBG_SLOW_LIMIT", "0") or 0) or 40
+N = bounded.count(40)  # mutants per core and region (a fuzzer: 0 keeps 40)
 
 
 def _walk(path: Path) -> None:

@@ -6,7 +6,8 @@ gfx1200 (wave32/wave64) at -O0 (pointers reloaded from the stack) and -O2 (addre
 Each case writes a core with `amddbg run --core` and drives `amddbg explain --json` and the text, as a user would:
 the finding, the faulting lanes, the line (from `@marker` comments in the source) and `details.origin`, which the
 text quotes. Four objects run by default (every target, both compilers, -O0 and -O2); the other twenty are marked
-slow (AMDDBG_SLOW_LIMIT bounds them)."""
+slow, and CI runs their sample (tests/bounded.py: each kernel on the two targets the four leave out, rotating over
+compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all of them)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,13 @@ from pathlib import Path
 
 import pytest
 
+from tests import bounded
+
 ROOT = Path(__file__).resolve().parents[2]
 OF = ROOT / "corefiles" / "originfaults"
 IH = ROOT / "corefiles" / "inlinehangs"
 OBJECTS = sorted(p.name[len("originfaults-"):-3] for p in OF.glob("originfaults-*.co"))
 FAST = ["llvm22-gfx90a-w64-O0", "llvm19-gfx942-w64-O2", "llvm22-gfx1100-w32-O2", "llvm19-gfx1200-w64-O0"]
-LIMIT = int(os.environ.get("AMDDBG_SLOW_LIMIT", "0") or 0)
 
 
 def _markers(src: Path) -> dict[str, int]:
@@ -60,11 +62,11 @@ KERNELS = ["null_weight", "past_loop", "struct_field", "null_entry"]
 
 
 def _params():
-    slow = [(o, k) for o in OBJECTS if o not in FAST for k in KERNELS]
-    if LIMIT:
-        slow = slow[::max(1, len(slow) // LIMIT)][:LIMIT]
-    out = [pytest.param(o, k, id=f"{k}-{o}") for o in FAST for k in KERNELS]
-    return out + [pytest.param(o, k, id=f"{k}-{o}", marks=pytest.mark.slow) for o, k in slow]
+    """Every kernel on FAST, and the slow sample of the rest (tests/bounded.py)."""
+    cases = bounded.matrix([f"originfaults-{o}.co" for o in OBJECTS], KERNELS,
+                           fast={f"originfaults-{o}.co" for o in FAST})
+    return [pytest.param(c.obj[len("originfaults-"):-3], c.kernel, id=f"{c.kernel}-{c.obj[len('originfaults-'):-3]}",
+                         marks=[pytest.mark.slow] if c.slow else []) for c in cases]
 
 
 def _amddbg(*args) -> subprocess.CompletedProcess:

@@ -50,6 +50,19 @@ def run_explain(dbg, args: str) -> None:
         dbg.out(line)
 
 
+def _named_wait(program, t) -> str | None:
+    """'cluster barrier -3' / 'named barrier N' when the wave waits in `s_barrier_wait` on one (GFX12.5), else None
+    (the workgroup barrier, described as before)."""
+    insn = program.instruction_at(t.pc)
+    if insn is None or insn.mnemonic != "s_barrier_wait" or not insn.operands:
+        return None
+    v = int(insn.operands[0].value or 0) & 0xFFFF
+    bid = v - 0x10000 if v >> 15 else v
+    if bid == -3:
+        return "cluster barrier -3"
+    return f"named barrier {bid} (or the one the wave joined last)" if bid > 0 else None
+
+
 def run_info_barriers(dbg, args: str) -> None:
     """Each workgroup's barrier: expected and arrived waves, where the others are, and why."""
     from amddbg.replay.explain import explain_program
@@ -66,7 +79,11 @@ def run_info_barriers(dbg, args: str) -> None:
     for wg, ts in sorted(groups.items()):
         f = next((r for r in rows if r.waves and tuple(r.waves[0]["workgroup"] or ()) == wg), None)
         exp_n = f.details.get("expected") if f else len(ts)
-        dbg.out(f"workgroup {wg}: barrier 0 (workgroup barrier), expected {exp_n}, arrived {len(ts)}: "
-                + ", ".join(f"thread {t.number}" for t in ts))
+        named = _named_wait(dbg.program, ts[0])
+        if named is not None:  # GFX12.5 named or cluster barrier: which barrier, and the finding says the counts
+            dbg.out(f"workgroup {wg}: {named}; waiting: " + ", ".join(f"thread {t.number}" for t in ts))
+        else:
+            dbg.out(f"workgroup {wg}: barrier 0 (workgroup barrier), expected {exp_n}, arrived {len(ts)}: "
+                    + ", ".join(f"thread {t.number}" for t in ts))
         if f:
             dbg.out(f"  {safe(f.summary)}")

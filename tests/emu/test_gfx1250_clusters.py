@@ -185,6 +185,11 @@ def test_cluster_barrier_deadlock_is_cored_and_explained(opt, tmp_path):
     assert f["cause"] == "missing_arrivals" and "cluster barrier -3 expects 2 workgroup arrivals and has 1" in f[
         "summary"] and "(1, 0, 0) never arrived" in f["summary"], f
     assert f["locations"][0]["line"] == line_of("s_barrier_wait(-3)")
+    bars = subprocess.run([sys.executable, "-m", "amddbg", str(core), "-batch", "-ex", "info barriers"],
+                          capture_output=True, text=True, timeout=300)
+    assert bars.returncode == 0, bars.stderr
+    assert [ln for ln in bars.stdout.splitlines() if ln.startswith("workgroup")] == [
+        f"workgroup ({g}, 0, 0): cluster barrier -3; waiting: thread {2 * g + 1}, thread {2 * g + 2}" for g in range(4)]
 
 
 @pytest.mark.parametrize("opt", OPTS)
@@ -193,6 +198,10 @@ def test_named_barrier_deadlock_is_cored_and_explained(opt, tmp_path):
     assert doc["verdict"] == "hang", doc
     f = next(f for f in doc["findings"] if f["kind"] == "barrier_deadlock")
     assert "barrier 1 expects 3 arrivals and has 2 (waves 0, 1); waves 0, 1 wait on it" in f["summary"], f
+    bars = subprocess.run([sys.executable, "-m", "amddbg", str(tmp_path / f"named_short-{opt}.gpu"), "-batch", "-ex",
+                           "info barriers"], capture_output=True, text=True, timeout=300)
+    assert bars.stdout.splitlines()[0] == ("workgroup (0, 0, 0): named barrier 1 (or the one the wave joined last); "
+                                           "waiting: thread 1, thread 2"), bars.stdout
 
 
 @pytest.mark.parametrize("opt", OPTS)

@@ -225,10 +225,13 @@ def _barrier_objects(program, r) -> list[Finding]:
     threads = {(tuple(t.workgroup or ()), t.wave_in_group): t for t in program.waves}
     waves = {(tuple(w.workgroup), w.wave_in_group): w for w in r.machine.waves}
     out = []
+    clusters_done: set = set()
     for g in r.machine.barrier_view():
         for b in g["barriers"]:
             if not b["waiting"] or b["arrived"] >= b["expected"]:
                 continue
+            if "cluster" in b and tuple(b["cluster"]) in clusters_done:
+                continue  # (one finding per cluster: its first workgroup with waiting waves lists them all)
             wg = tuple(g["workgroup"])
             members = [waves[(wg, n)] for n in b["waiting"] if (wg, n) in waves]
             locs = []
@@ -237,6 +240,7 @@ def _barrier_objects(program, r) -> list[Finding]:
                 if t is not None:
                     locs.append(wave_location(t, "waiting at barrier", w.pc))
             if "cluster" in b:  # GFX12.5 cluster barrier -3: workgroups arrive, any wave of the cluster waits
+                clusters_done.add(tuple(b["cluster"]))
                 out.append(_cluster_barrier_finding(r.machine, wg, b, locs))
                 continue
             never = [n for n in b["waiting"] if n not in b["arrivals"]]
@@ -261,13 +265,15 @@ def _cluster_barrier_finding(m, wg: tuple, b: dict, locs: list) -> Finding:
     dropped = cb.dropped if cb is not None else set()
     arrived = [tuple(a) for a in b["arrivals"]]
     missing = [g for g in members if g not in arrived and g not in dropped]
+    waves = [(tuple(g.id), w.wave_in_group) for g in m.groups if tuple(g.id) in members for w in g.waves
+             if cb is not None and w.index in cb.waiting]
     fmt = ", ".join
     summary = (f"cluster {cluster} ({len(members)} workgroups): cluster barrier -3 expects {b['expected']} workgroup "
                f"arrivals and has {b['arrived']} ({fmt(map(str, arrived)) or 'none'}); "
-               f"{fmt(map(str, missing)) or 'no workgroup'} never arrived; waves {fmt(map(str, b['waiting']))} of "
-               f"workgroup {wg} wait on it")
+               f"{fmt(map(str, missing)) or 'no workgroup'} never arrived; {len(waves)} wave(s) of "
+               f"workgroup(s) {fmt(map(str, dict.fromkeys(g for g, _ in waves)))} wait on it")
     return Finding("barrier_deadlock", "missing_arrivals", summary,
-                   [{"workgroup": list(wg), "wave_in_group": n} for n in b["waiting"]], locs,
+                   [{"workgroup": list(g), "wave_in_group": n} for g, n in waves], locs,
                    {"barrier": -3, "cluster": list(cluster), "expected": b["expected"], "arrived": b["arrived"],
                     "missing_workgroups": [list(g) for g in missing], "found_by": "replay"})
 

@@ -127,7 +127,8 @@ def group_barriers(findings: list) -> list:
     groups: dict[tuple, list] = {}
     order: list = []
     for f in findings:
-        if f.kind != "barrier_deadlock" or f.details.get("cycle") or f.details.get("arrived") is None:
+        if (f.kind != "barrier_deadlock" or f.details.get("cycle") or f.details.get("arrived") is None
+                or "cluster" in f.details):  # (a cluster barrier finding is one cluster's, each named)
             order.append(f)
             continue
         # (where in its loop each missing wave was caught does not matter; the first of each line is kept)

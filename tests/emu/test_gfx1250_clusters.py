@@ -181,9 +181,12 @@ def test_cluster_barrier_deadlock_is_cored_and_explained(opt, tmp_path):
         f"{g},0,0" for g in range(4) for _ in range(2)]  # the workgroup ids, not the cluster ids TTMP9 holds
     doc = explain_json(core)
     assert doc["verdict"] == "hang", doc
-    f = next(f for f in doc["findings"] if f["kind"] == "barrier_deadlock")
-    assert f["cause"] == "missing_arrivals" and "cluster barrier -3 expects 2 workgroup arrivals and has 1" in f[
-        "summary"] and "(1, 0, 0) never arrived" in f["summary"], f
+    fs = [f for f in doc["findings"] if f["kind"] == "barrier_deadlock"]
+    assert [f["details"]["missing_workgroups"] for f in fs] == [[[1, 0, 0]], [[3, 0, 0]]], fs  # one per cluster
+    f = fs[0]
+    assert f["cause"] == "missing_arrivals" and f["summary"].startswith(
+        "cluster (0, 0, 0) (2 workgroups): cluster barrier -3 expects 2 workgroup arrivals and has 1 ((0, 0, 0)); "
+        "(1, 0, 0) never arrived; 4 wave(s) of workgroup(s) (0, 0, 0), (1, 0, 0) wait on it"), f
     assert f["locations"][0]["line"] == line_of("s_barrier_wait(-3)")
     bars = subprocess.run([sys.executable, "-m", "amddbg", str(core), "-batch", "-ex", "info barriers"],
                           capture_output=True, text=True, timeout=300)

@@ -226,6 +226,43 @@ def _nth_permutation(items: list, n: int) -> list:
     return out
 
 
+
+def kernel_names(demangled: str) -> tuple[str, ...]:
+    """The names a user may type for a kernel whose demangled name is `demangled`: the name without its parameter
+    list (`void ticket<unsigned int>(unsigned int*)` -> `ticket<unsigned int>`; a template instance's demangled name
+    starts with its return type, and its template arguments may hold spaces and parentheses), and that name without
+    its namespaces or class (`ns::k` -> `k`)."""
+    text = demangled.strip()
+    depth, cut = 0, len(text)
+    for i in range(len(text) - 1, -1, -1):  # the parameter list is the last top-level (...)
+        ch = text[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                cut = i
+                break
+    head = text[:cut].strip()
+    depth, start = 0, 0
+    for i, ch in enumerate(head):  # the return type ends at the last space outside <...>
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == " " and depth == 0:
+            start = i + 1
+    name = head[start:]
+    depth, last = 0, -1
+    for i, ch in enumerate(name):  # the last `::` outside <...>
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0 and name.startswith("::", i):
+            last = i + 2
+    return (name, name[last:]) if last > 0 else (name,)
+
 class Machine:
     def __init__(self, code_object, *, seed: int = 0, load_address: int = LOAD_ADDRESS) -> None:
         from amddbg.codeobj import CodeObject
@@ -286,12 +323,16 @@ class Machine:
         for k in ks:
             if k.name == name or (k.name.endswith(".kd") and k.name[:-3] == name):
                 return k
+        want = " ".join(name.split())
         for k in ks:
             d = demangle(k.name) or k.name
-            plain = d.split("(")[0]
-            if name in (d, plain, plain.split(" ")[-1]):
+            if want in (d, *kernel_names(d)):
                 return k
-        have = ", ".join(k.name for k in ks)
+        # a template's name without its arguments, when one instance has it
+        bare = [k for k in ks if want in {n.split("<")[0] for n in kernel_names(demangle(k.name) or k.name)}]
+        if len(bare) == 1:
+            return bare[0]
+        have = "; ".join(kernel_names(demangle(k.name) or k.name)[0] for k in ks)
         raise EmulatorError(f"no kernel named {name!r} (have: {have})")
 
     def dispatch(self, kernel: str, grid: Sequence[int], block: Sequence[int], args: Sequence = (),

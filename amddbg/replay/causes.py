@@ -29,11 +29,27 @@ from collections import Counter
 from amddbg.dwarf.values import lane_ranges
 from amddbg.errors import AmddbgError, UsageError
 from amddbg.isa.model import OperandKind
-from amddbg.replay.code import argument_pointer, lane_addresses, loop_of, pointer_origin, variable_at
+from amddbg.replay.code import (
+    argument_pointer,
+    lane_addresses,
+    loop_of,
+    pc_relative_base,
+    pointer_origin,
+    reg_written,
+    variable_at,
+)
 from amddbg.replay.findings import Finding
 from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
 from amddbg.replay.replay import Assumption, replay
-from amddbg.replay.where import place, wave_doc, wave_location, wave_where
+from amddbg.replay.where import (
+    call_site_place,
+    location,
+    place,
+    wave_call_place,
+    wave_doc,
+    wave_location,
+    wave_where,
+)
 from amddbg.replay.wwm import program_exec
 from amddbg.session.threads import WaveState
 
@@ -195,7 +211,7 @@ def _data_load(insns, load) -> bool:
     was itself loaded (`pointer_origin`), or its address is in VGPRs."""
     if any(o.kind is OperandKind.VGPR and not o.is_dest and o.count == 2 for o in load.operands):
         return True
-    return pointer_origin(insns, load) is not None
+    return pointer_origin(insns, load) is not None or pc_relative_base(insns, load) is not None  # a global
 
 
 def _hoisted_load(insns, lo: int, conds: set[str], branches: int = 6):
@@ -282,9 +298,14 @@ def _polled(r, t, lo: int, hi: int, body) -> tuple[int | None, int | None]:
         seen = list(r.loads.get(t.number, []))
     if seen:
         ranked = [x for x, _n in Counter(seen).most_common()]
+        # a location the wave itself writes with a plain store in the loop is its own counter (`ticks[t] += 1`
+        # beside the poll of a flag), not what it waits for: rank it last
+        plain = {i.address for i in body if i.memory is not None and not i.memory.is_atomic}
+        own = {a for pc, a in r.stores.get(t.number, []) if lo <= pc <= hi and pc in plain}
+        ranked = [x for x in ranked if x[1] not in own] + [x for x in ranked if x[1] in own]
         # -O0 loops also reload launch values (the work-group size from the dispatch packet): prefer an access to
-        # a buffer a kernel argument points to
-        return next((x for x in ranked if variable_at(t.program, t, x[1])), ranked[0])
+        # a buffer a kernel argument points to, or a global variable
+        return next((x for x in ranked if x[1] not in own and variable_at(t.program, t, x[1])), ranked[0])
     for i in _memory_in(body):
         if i.memory.space.value in ("global", "flat"):
             addrs = lane_addresses(t, i)
@@ -341,14 +362,39 @@ def _exit_mask_insn(body):
     return None
 
 
+def _enclosing_break(program, lo: int, hi: int):
+    """For a uniform poll loop [lo, hi] (no break mask: its lanes leave it together, as in the read-only wait of a
+    test-and-test-and-set lock, whose address is uniform) nested in a loop that has one (the CAS loop the winner
+    breaks out of): ((first, last), body, the break-mask instruction) of the smallest such enclosing loop, or None.
+    The break mask must outlive the inner loop (the inner loop does not write its register), so the core's value
+    is the mask of the lanes that left."""
+    try:
+        insns = program.disassemble(lo)
+    except AmddbgError:
+        return None
+    inner = [i for i in insns if lo <= i.address <= hi]
+    loops = sorted({(b.branch_target, b.address) for b in insns
+                    if b.is_branch and b.branch_target is not None and b.branch_target <= lo and hi <= b.address
+                    and (b.branch_target, b.address) != (lo, hi)}, key=lambda x: x[1] - x[0])
+    for olo, ohi in loops:
+        body = [i for i in insns if olo <= i.address <= ohi]
+        brk = _exit_mask_insn(body)
+        if brk is not None and not lo <= brk.address <= hi:
+            if reg_written(inner, list(brk.operands)[2]):
+                return None
+            return (olo, ohi), body, brk
+    return None
+
+
 def _release_probe(program, dispatch, t, loop: tuple[int, int], body, exit_pc: int, candidates: int,
-                   target: int) -> tuple[int, int] | None:
+                   target: int, mask_in_core: bool = False) -> tuple[int, int] | None:
     """Run wave `t` alone on to its loop's backward branch (out of a called lock helper, at -O0), reading the
     loop's break mask on the way, then from the loop's exit with EXEC = that mask, as the wave would once its
     spinning lanes were done: the code after the loop rejoins the lanes the loop's guard skipped (a rotated `while`:
     the holder of a ticket lock never entered the loop) but not those an enclosing `if` turned off (they rejoin
     after the release). The first store or atomic to `target` by lanes of `candidates` (the lanes that are not
-    spinning): (those lanes, its PC), or None."""
+    spinning): (those lanes, its PC), or None. `mask_in_core`: the wave spins in a uniform loop nested in `loop`
+    (`_enclosing_break`), which it never comes back to; the core's register holds the break mask."""
     got = _alone(program, dispatch, t)
     if got is None:
         return None
@@ -359,6 +405,9 @@ def _release_probe(program, dispatch, t, loop: tuple[int, int], body, exit_pc: i
         return None  # no break mask: a uniform loop, no lane left it alone
     reg = list(brk.operands)[2]
     left = [None]
+    if mask_in_core:
+        left[0] = sum(w.s[reg.register + k] << (32 * k) for k in range(reg.count))
+        return _release_from(m, w, exit_pc, left[0], candidates, target)
 
     def to_branch(ev) -> None:
         if ev.wave is not w:
@@ -375,7 +424,13 @@ def _release_probe(program, dispatch, t, loop: tuple[int, int], body, exit_pc: i
         pass
     except AmddbgError:
         return None
-    w.pc, w.exec = exit_pc, (left[0] or 0) & ((1 << w.lanes) - 1)
+    return _release_from(m, w, exit_pc, left[0], candidates, target)
+
+
+def _release_from(m, w, exit_pc: int, left: int | None, candidates: int, target: int) -> tuple[int, int] | None:
+    """Run wave `w` alone from its loop's exit with EXEC = the break mask `left`: the first store or atomic to
+    `target` by lanes of `candidates`, as (lanes, PC), or None."""
+    w.pc, w.exec = exit_pc, (left or 0) & ((1 << w.lanes) - 1)
     hit: list = []
 
     def hook(ev) -> None:
@@ -385,7 +440,9 @@ def _release_probe(program, dispatch, t, loop: tuple[int, int], body, exit_pc: i
             if op.kind in ("store", "atomic") and op.addresses:
                 lanes = sum(1 << ln for ln, a in op.addresses.items() if a <= target < a + 4) & candidates
                 if lanes:  # lanes that are not spinning release the lock
-                    hit.append((lanes, ev.pc))
+                    # s[30:31]: the return address while in a called function (AMDGPU's calling convention; a
+                    # leaf `unlock()` keeps it there), for the call site's line
+                    hit.append((lanes, ev.pc, w.s[30] | (w.s[31] << 32)))
                     raise _Found
 
     _run_alone(m, hook, PROBE_STEPS)
@@ -431,12 +488,20 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
             mask = _live_mask(t) & ~active
             if not mask:
                 continue
+            nested = False
+            if _exit_mask_insn(body) is None:  # a uniform wait inside the loop the holder left (a TTAS lock)
+                outer = _enclosing_break(program, lo, hi)
+                if outer is None:
+                    continue
+                (lo, hi), body, _brk = outer
+                nested = True
             back = next(i for i in body if i.address == hi)
             exit_pc = hi + back.size if back.is_conditional else next(
-                (b.branch_target for b in _exits(body, lo, hi) if b.branch_target is not None), None)
+                (b.branch_target for b in _exits(body, lo, hi)
+                 if b.branch_target is not None and not lo <= b.branch_target <= hi), None)
             if exit_pc is None:
                 continue
-            got = _release_probe(program, dispatch, t, (lo, hi), body, exit_pc, mask, address)
+            got = _release_probe(program, dispatch, t, (lo, hi), body, exit_pc, mask, address, mask_in_core=nested)
             if got is not None:
                 holders.append((t, *got))
         if not holders:
@@ -444,18 +509,21 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
         t0, _loop0, _body0, poll_pc = members[0]
         docs = [wave_doc(t) for t, *_ in members]
         locs = [wave_location(t0, "polling load", poll_pc)]
-        for h, _m, pc in holders:
-            loc = wave_location(h, "write that never lands", pc)
+        for h, _m, pc, ret in holders:
+            called = call_site_place(program, pc, ret)
+            loc = location(program, "write that never lands", pc, called) if called else \
+                wave_location(h, "write that never lands", pc)
             if not any(x["role"] == loc["role"] and x["line"] == loc["line"] for x in locs):
                 locs.append(loc)
         value = _read_u32(program, address)
         var = variable_at(program, t0, address)
         shown = f"{var} at {address:#x}" if var else f"{address:#x}"
-        h, hmask, rpc = holders[0]
+        h, hmask, rpc, ret = holders[0]
         rel = locs[-1]
-        where = place(program, rpc).text()
+        where = (call_site_place(program, rpc, ret) or place(program, rpc)).text()
+        polled_at = (locs[0].get("_place") or place(program, poll_pc)).text()
         lanes = lane_ranges(hmask, h.lanes)
-        summary = (f"{_who(docs)} spin{_s(docs)} on {shown} at {place(program, poll_pc).text()}"
+        summary = (f"{_who(docs)} spin{_s(docs)} on {shown} at {polled_at}"
                    + (f" (value {value} in the core)" if value is not None else "")
                    + f": it is held by lane{'s' if '-' in lanes or ',' in lanes else ''} {lanes} of wave "
                    f"{h.wave_in_group} of workgroup {tuple(h.workgroup or ())}, which left the loop but cannot reach "
@@ -464,7 +532,7 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
                    "release it inside the loop)")
         details = {"address": f"{address:#x}", "value": value, "variable": var, "why": "same_wave",
                    "holders": [{"workgroup": list(x.workgroup or ()), "wave_in_group": x.wave_in_group,
-                                "lanes": lane_ranges(m, x.lanes), "thread": x.number} for x, m, _ in holders],
+                                "lanes": lane_ranges(m, x.lanes), "thread": x.number} for x, m, _, _r in holders],
                    "release": f"{rel.get('file')}:{rel.get('line')}", "found_by": "replay"}
         _replace(findings, Finding("spin_forever", "writer_blocked", summary, docs, locs, details))
 
@@ -536,6 +604,11 @@ def _load_address(program, t, load) -> int | None:
     """A load's address from the kernel-argument pointer it is based on and its immediate offset (the index
     register, if any, is taken as 0: a hoisted flag read is uniform)."""
     base = argument_pointer(program, t, load)
+    if base is None:
+        try:
+            base = pc_relative_base(program.disassemble(load.address), load)  # a `__device__` global
+        except AmddbgError:
+            base = None
     if base is None:
         return None
     m = re.search(r"offset:(-?0x[0-9a-fA-F]+|-?\d+)", load.text) or re.search(r",\s*(0x[0-9a-fA-F]+|\d+)\s*$",
@@ -746,7 +819,9 @@ def blocked_writes(program, findings: list, dispatch, budget: int, info: dict) -
             continue
         locs = []
         for n, pc in hits:
-            loc = wave_location(threads[n], "write that never lands", pc)
+            called = wave_call_place(threads[n], pc)  # -O0: the write is in a helper the writer calls
+            loc = location(program, "write that never lands", pc, called) if called else \
+                wave_location(threads[n], "write that never lands", pc)
             if not any(x["line"] == loc["line"] for x in locs):
                 locs.append(loc)
         f.locations = [x for x in f.locations if x["role"] != "write that never lands"] + locs

@@ -164,12 +164,31 @@ def variable_at(program, t, address: int, *, window: int = 1 << 24) -> str | Non
     segment in the core, the metadata's argument offsets and the kernel's DWARF parameter names."""
     hit = argument_at(program, t, address, window=window)
     if hit is None:
-        return None
+        return global_variable_at(program, address)
     name, base, size = hit
     off = address - base
     if off == 0:
         return name
     return f"{name}[{off // size}]" if off % size == 0 else f"{name}+{off:#x}"
+
+
+def global_variable_at(program, address: int) -> str | None:
+    """The `__device__` global (a data symbol of a loaded code object: `g_go`, `table+0x8`) covering `address`."""
+    from amddbg.dwarf.demangle import demangle
+
+    for lco in program.code_objects:
+        off = address - lco.load_address
+        if off < 0:
+            continue
+        try:
+            syms = lco.codeobj.symbols()
+        except AmddbgError:
+            continue
+        for sym in syms:
+            if sym.kind == "object" and sym.size and sym.address <= off < sym.address + sym.size:
+                name = demangle(sym.name) or sym.name
+                return name if off == sym.address else f"{name}+{off - sym.address:#x}"
+    return None
 
 
 def argument_at(program, t, address: int, *, window: int = 1 << 24) -> tuple[str, int, int] | None:
@@ -242,6 +261,34 @@ def _kernarg_sgpr(program, dispatch, pc: int) -> int | None:
         return None
     return (4 * bool(props.get("enable_sgpr_private_segment_buffer")) + 2 * bool(
         props.get("enable_sgpr_dispatch_ptr")) + 2 * bool(props.get("enable_sgpr_queue_ptr")))
+
+
+def pc_relative_base(insns, insn) -> int | None:
+    """The absolute address in the base SGPR pair of a global or scalar access when the code built it from the
+    PC: `s_getpc_b64 s[0:1]; s_add_u32 s0, s0, lo; s_addc_u32 s1, s1, hi` (how clang addresses a `__device__`
+    global: the symbol relative to the instruction after the s_getpc), else None."""
+    base = next((o for o in insn.operands if not o.is_dest and o.kind is OperandKind.SGPR and o.count == 2), None)
+    if base is None:
+        return None
+    lo_reg, hi_reg = base.register, base.register + 1
+    add = {lo_reg: None, hi_reg: None}
+    for i in reversed([i for i in insns if i.address < insn.address][-16:]):
+        dests = [o for o in i.operands if o.is_dest and o.kind is OperandKind.SGPR and o.register is not None]
+        hit = [r for r in (lo_reg, hi_reg) if any(o.register <= r < o.register + o.count for o in dests)]
+        if not hit:
+            continue
+        if i.mnemonic == "s_getpc_b64" and dests and dests[0].register == lo_reg and dests[0].count == 2:
+            delta = ((add[hi_reg] or 0) << 32) | (add[lo_reg] or 0)
+            return (i.address + i.size + delta) & ((1 << 64) - 1)
+        if i.mnemonic not in ("s_add_u32", "s_addc_u32") or len(hit) != 1 or add[hit[0]] is not None:
+            return None
+        srcs = [o for o in i.operands if not o.is_dest]
+        lit = next((o.value for o in srcs if o.kind in (OperandKind.LITERAL, OperandKind.INLINE)
+                    and isinstance(o.value, int)), None)
+        if lit is None or not any(o.kind is OperandKind.SGPR and o.register == hit[0] for o in srcs):
+            return None
+        add[hit[0]] = lit & 0xFFFFFFFF
+    return None
 
 
 def pointer_origin(insns, insn):

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 
+from amddbg.replay.code import loop_of
 from amddbg.replay.findings import Finding
 from amddbg.replay.replay import Assumption, replay
-from amddbg.replay.where import place, wave_location, who
+from amddbg.replay.where import location, place, wave_call_place, wave_location, who
 
 
 def _key(w: dict) -> tuple:
@@ -53,7 +54,9 @@ def merge_cycles(findings: list, program=None) -> list:
     `program`, the summary names the user's lines through inlining (`where.place`)."""
     bars = [f for f in findings if f.kind == "barrier_deadlock" and f.details.get("arrived") is not None
             and not f.details.get("cycle")]
-    spins = [f for f in findings if f.kind == "spin_forever" and f.cause == "writer_blocked"]
+    # (a SIMT lock's writers are lanes of the spinning wave itself, not the waves at the barrier: no cycle)
+    spins = [f for f in findings if f.kind == "spin_forever" and f.cause == "writer_blocked"
+             and f.details.get("why") != "same_wave"]
     if not bars or not spins:
         return findings
     merged: dict[tuple, Finding] = {}
@@ -178,7 +181,8 @@ def cycle_writes(program, findings: list, dispatch, budget: int, info: dict, sym
     for s in findings:
         # (a `no_writer` spin too: the code scan misses a write after the barrier it cannot tell aims at the flag,
         # such as -O0's generic store to an LDS variable)
-        if s.kind != "spin_forever" or s.cause not in ("writer_blocked", "no_writer"):
+        if s.kind != "spin_forever" or s.cause not in ("writer_blocked", "no_writer") or \
+                s.details.get("why") == "same_wave":
             continue
         address = str(s.details.get("address") or "")
         if address.startswith("0x"):
@@ -201,12 +205,17 @@ def cycle_writes(program, findings: list, dispatch, budget: int, info: dict, sym
         except (AmddbgError, UsageError):
             continue
         info["wave_instructions"] = info.get("wave_instructions", 0) + r.total_instructions
-        hits = sorted(pc for pc, hit in r.store_targets.items() if hit is not None and target in hit)
+        # the spinners' own atomics in their poll loop (a CAS lock's failed exchanges) are not the waiters' write
+        loops = [loop_of(program, t.pc)[0] for t in (threads.get(w.get("thread")) for w in s.waves) if t is not None]
+        hits = sorted(pc for pc, hit in r.store_targets.items() if hit is not None and target in hit
+                      and not any(lp is not None and lp[0] <= pc <= lp[1] for lp in loops))
         if not hits:
             continue
         writes = []
         for pc in hits:
-            w = wave_location(waiter, "write that never lands", pc)
+            called = wave_call_place(waiter, pc)  # -O0: the write is in a helper the waiter calls
+            w = location(program, "write that never lands", pc, called) if called else \
+                wave_location(waiter, "write that never lands", pc)
             if not any(x["line"] == w["line"] and x["file"] == w["file"] for x in writes):
                 writes.append(w)
         if s.cause == "no_writer":  # the only writers wait at the barrier: a cycle after all

@@ -45,6 +45,20 @@ class CorePages(dict):
         self._absent: set[int] = set()
         self.partial: set[int] = set()  # pages of which only some 256-byte chunks are in the core
 
+    def overlay_core(self) -> None:
+        """Pages the machine mapped from the code object's file (its loadable segments: code, constants, the
+        `__device__` globals' initial values) take the bytes the core holds for them, 256 bytes at a time where
+        the core has them: a global the dispatch wrote (`g_go = 1`) has that value in replay, not its initial one."""
+        for key, page in list(dict.items(self)):
+            base = key * PAGE
+            for off in range(0, PAGE, 256):
+                try:
+                    chunk = self._memory.read(AddressSpace.GLOBAL, base + off, 256)
+                except (Unavailable, AmddbgError, ValueError, OverflowError):
+                    continue
+                if len(chunk) == 256:
+                    page[off:off + 256] = chunk
+
     def _fetch(self, key: int) -> bytearray | None:
         if key in self._absent or key < 0:
             return None
@@ -123,6 +137,7 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0,
         raise ReplayUnavailable(f"no loaded code object contains the waves' PC {threads[0].pc:#x}")
     m = Machine(lco.codeobj, seed=seed, load_address=lco.load_address)
     m.memory.pages = CorePages(program.core.memory, m.memory.pages, m.memory.zero_page)
+    m.memory.pages.overlay_core()
     top = max((k for k in m.memory.pages), default=0) * PAGE
     m.memory.next_alloc = max(m.memory.next_alloc, top + 16 * PAGE)
     kernel = program.dispatch_kernel(d, threads[0].pc)

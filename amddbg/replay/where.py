@@ -158,10 +158,90 @@ def wave_where(t, pc: int | None = None) -> str:
 
 def wave_location(t, role: str, pc: int | None = None) -> dict:
     """The innermost source location of `pc` (default: the wave's PC; then its callers too, as `bt` shows
-    them), never line 0."""
-    if pc is None or pc == wave_pc(t):
-        return location(t.program, role, wave_pc(t), wave_place(t))
+    them), never line 0. A `pc` in the same called function as the wave (the poll of an -O0 or noinline lock
+    helper the wave spins in) continues through the wave's callers too."""
+    here = wave_pc(t)
+    if pc is None or pc == here:
+        return location(t.program, role, here, wave_place(t))
+    callers = _wave_callers(t, here, pc)
+    if callers:
+        p = place(t.program, pc)
+        return location(t.program, role, pc, Place(p.pc, p.chain + callers, p.loop, p.generated))
     return location(t.program, role, pc)
+
+
+def _wave_callers(t, here: int, pc: int) -> tuple:
+    """The wave's caller frames (function, file, line), outermost last, when `pc` is in the same called (non-kernel)
+    function as the wave's PC `here`; else ()."""
+    sym, other = t.program.symbol_at(here), t.program.symbol_at(pc)
+    if sym is None or other is None or sym[1].kind == "kernel" or sym[1] is not other[1]:
+        return ()
+    try:
+        frames = t.frames()
+    except AmddbgError:
+        return ()
+    # the frames of the calls the wave is in: past the frames at its own PC (the function and what is inlined in it)
+    return tuple((f.function, f.file, f.line or None) for f in frames if f.pc != here and f.file and f.line)
+
+
+def wave_call_place(t, pc: int) -> Place | None:
+    """`static_call_place` from each function on wave `t`'s stack, its own first (a waiter inside `__syncthreads()`
+    at -O0 is in a callee; the call to the writer is in the kernel)."""
+    pcs = [wave_pc(t)]
+    try:
+        pcs += [f.pc for f in t.frames() if f.pc not in pcs]
+    except AmddbgError:
+        pass
+    for caller_pc in pcs:
+        got = static_call_place(t.program, pc, caller_pc)
+        if got is not None:
+            return got
+    return None
+
+
+def static_call_place(program, pc: int, caller_pc: int) -> Place | None:
+    """`pc`'s place continued through the one call in `caller_pc`'s function to the function holding `pc` (-O0
+    keeps helpers as calls: the waiter of a barrier cycle writes the flag in `signal_stage()`, called once from the
+    kernel), found from the call's target (`s_getpc_b64` + the symbol's offset, `code.pc_relative_base`); None
+    when the function is the kernel itself, or there is no such call or more than one."""
+    from amddbg.replay.code import pc_relative_base
+
+    callee, caller = program.symbol_at(pc), program.symbol_at(caller_pc)
+    if callee is None or caller is None or callee[1].kind == "kernel" or callee[1] is caller[1]:
+        return None
+    start = callee[0].load_address + callee[1].address
+    try:
+        insns = program.disassemble(caller_pc)
+    except AmddbgError:
+        return None
+    calls = [i for i in insns if i.is_call and pc_relative_base(insns, i) == start]
+    if len(calls) != 1:
+        return None
+    p, c = place(program, pc), place(program, calls[0].address)
+    if not c.chain or not c.chain[0][2]:
+        return None
+    return Place(p.pc, p.chain + c.chain, p.loop, p.generated)
+
+
+def call_site_place(program, pc: int, return_address: int | None) -> Place | None:
+    """`pc`'s place continued through the call that `return_address` returns to (a PC replay reached inside a
+    called function, -O0's `unlock()`: its caller's line), or None when that is not the address after a call."""
+    if not return_address or program.symbol_at(pc) is None or program.symbol_at(pc)[1].kind == "kernel":
+        return None
+    caller = program.symbol_at(return_address)
+    if caller is None:
+        return None
+    try:
+        insns = program.disassemble(return_address)
+    except AmddbgError:
+        return None
+    call = next((i for i in insns if i.address + i.size == return_address), None)
+    if call is None or not call.is_call:
+        return None
+    p, c = place(program, pc), place(program, call.address)
+    if not c.chain or not c.chain[0][2]:
+        return None
+    return Place(p.pc, p.chain + c.chain, p.loop, p.generated)
 
 
 def wave_doc(t) -> dict:

@@ -129,13 +129,12 @@ def test_late_writer_is_no_invented_hang(obj):
 
 @pytest.mark.parametrize("obj", _params())
 def test_clock_timeout_is_no_invented_hang(obj):
-    """A poll that gives up on the clock reads the clock in its exit condition: never a proven hang. (gfx9's
-    s_memtime follows the emulated clock, so the poll times out; the GFX11/12 cycle counter is another register.)"""
+    """A poll that gives up on the clock reads the clock in its exit condition: never a proven hang, and it times
+    out: gfx9's s_memtime and the GFX11/12 cycle counter (s_getreg SHADER_CYCLES, SHADER_CYCLES_LO/HI) follow the
+    emulated clock (the counter read 0 before, so a deadline poll there never ended)."""
     doc = _run(obj, "clock_timeout", 128, 64, "buf:i32:1", "buf:i32:64", "u64:100000",
                extra=["--max-instructions", "400000"])
-    assert doc["status"] != "hang", doc["reason"]
-    if "gfx9" in obj:
-        assert doc["status"] == "completed" and doc["buffers"][1]["values"] == [1] * 64
+    assert doc["status"] == "completed" and doc["buffers"][1]["values"] == [1] * 64, doc["reason"]
 
 
 @pytest.mark.parametrize("obj", sorted(QUICK))

@@ -675,6 +675,10 @@ def s_getreg(ctx, insn):
         val = w.wave_in_group
     elif "IB_STS2" in text:  # GFX12.5: bits 9:6 nonzero in a cluster dispatch, 24:21 the flat id in the cluster
         val = getattr(w, "ib_sts2", 0)
+    elif "SHADER_CYCLES_HI" in text:  # GFX12: __builtin_readcyclecounter reads HI, LO, HI
+        val = (ctx.machine.clock >> 32) & 0xFFFFFFFF
+    elif "SHADER_CYCLES" in text:  # GFX10.3/GFX11: a 20-bit counter (the field); GFX12: SHADER_CYCLES_LO
+        val = ctx.machine.clock & 0xFFFFFFFF  # the machine clock, as s_memtime reads it: a deadline poll ends
     m = _hwreg_field(text)
     if m is not None:
         off, size = m

@@ -6,7 +6,8 @@ through the user's door by corefiles/freshhangs/score.py: `amddbg run ... --core
 By default a few cases run, one per class this corpus made amddbg fix (a template kernel's name, a TTAS lock's
 uniform inner wait, -O0 and noinline lock helpers' call-site lines, a `__device__` global the dispatch wrote, a
 hoisted global poll, an -O0 cycle's write in a helper, the GFX11/12 cycle counter); the whole matrix (17 kernels
-x 24 objects) is marked slow, bounded by AMDDBG_SLOW_LIMIT (0 = all). Cases that still fail are xfails naming why (KNOWN); the default cases must pass.
+x 24 objects) is marked slow, bounded by AMDDBG_SLOW_LIMIT (0 = all). Cases that still fail are xfails naming why
+(KNOWN); the default cases must pass.
 """
 
 from __future__ import annotations

@@ -264,9 +264,10 @@ def _kernarg_sgpr(program, dispatch, pc: int) -> int | None:
 
 
 def pc_relative_base(insns, insn) -> int | None:
-    """The absolute address in the base SGPR pair of a global or scalar access when the code built it from the
-    PC: `s_getpc_b64 s[0:1]; s_add_u32 s0, s0, lo; s_addc_u32 s1, s1, hi` (how clang addresses a `__device__`
-    global: the symbol relative to the instruction after the s_getpc), else None."""
+    """The absolute address in the base SGPR pair of a global or scalar access (or a call's target) when the code
+    built it from the PC: `s_getpc_b64 s[0:1]; s_add_u32 s0, s0, lo; s_addc_u32 s1, s1, hi` (how clang addresses a
+    `__device__` global or a called function: the symbol relative to the instruction after the s_getpc; GFX12
+    spells the adds s_add_co_u32/s_add_co_ci_u32 and sign-extends s1 first), else None."""
     base = next((o for o in insn.operands if not o.is_dest and o.kind is OperandKind.SGPR and o.count == 2), None)
     if base is None:
         return None
@@ -280,7 +281,11 @@ def pc_relative_base(insns, insn) -> int | None:
         if i.mnemonic == "s_getpc_b64" and dests and dests[0].register == lo_reg and dests[0].count == 2:
             delta = ((add[hi_reg] or 0) << 32) | (add[lo_reg] or 0)
             return (i.address + i.size + delta) & ((1 << 64) - 1)
-        if i.mnemonic not in ("s_add_u32", "s_addc_u32") or len(hit) != 1 or add[hit[0]] is not None:
+        if i.mnemonic == "s_sext_i32_i16" and hit == [hi_reg] and any(
+                o.kind is OperandKind.SGPR and o.register == hi_reg for o in i.operands if not o.is_dest):
+            continue  # GFX12 sign-extends the PC's high half (48-bit addresses): no change for a code address
+        if i.mnemonic not in ("s_add_u32", "s_addc_u32", "s_add_co_u32", "s_add_co_ci_u32") or len(hit) != 1 \
+                or add[hit[0]] is not None:
             return None
         srcs = [o for o in i.operands if not o.is_dest]
         lit = next((o.value for o in srcs if o.kind in (OperandKind.LITERAL, OperandKind.INLINE)

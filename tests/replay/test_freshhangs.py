@@ -42,6 +42,7 @@ DEFAULT = [
     ("hoist_device_global", "llvm19-gfx1100-w32-O0"),  # a __device__ global the dispatch wrote, stale in L0
     ("hoist_device_global", "llvm19-gfx942-w64-O2"),  # the global read once before the loop
     ("bd_handoff", "llvm22-gfx90a-w64-O0"),  # -O0: the waiter's write is in a helper it calls
+    ("bd_handoff", "llvm19-gfx1200-w32-O0"),  # the same through GFX12's call sequence (s_add_co_u32, s_sext)
     ("deadline_poll", "llvm22-gfx1100-w32-O2"),  # a clock deadline on the GFX11 cycle counter completes
 ]
 
@@ -69,8 +70,6 @@ KNOWN: dict = {
     "g_go; replay completes and no not_visible is found",
     ("ballot_ready_lanes", "w32-O0"): "each wave polls its own lanes' words (ready[0..31], ready[32..63]): two "
     "never_true findings, one per address, where the check wants one for the variable",
-    ("fault_null_row", "-O2"): "the fault's origin says 'a NULL pointer plus 0x0', not rows[1] (fault origin: "
-    "helper `origin`)",
 }
 
 

@@ -945,7 +945,7 @@ class Machine:
                 w.state, w.sleep_until = SLEEPING, self.clock + delay
         caches = self.caches
         sample_every = first_every = samples = 0  # rounds between state samples, set at the first round (below)
-        prover, probe_at, probe_gap, phase_end = None, PROBE_AFTER, PROBE_AFTER, 0  # loop proofs (loopproof.py)
+        prover, probe_at, probe_gap, phase_end, stretch = None, PROBE_AFTER, PROBE_AFTER, 0, 1  # loop proofs
         user_hook = hook
         counting = None  # the loop prover's first-window PC counts, when `_turn` takes them (below)
         while True:
@@ -983,7 +983,11 @@ class Machine:
 
                 live = sum(1 for w in self.waves if w.state in (READY, SLEEPING, WAITING_COUNTERS))
                 prover = Prover(self) if live else None
-                phase_end = total + max(8192, 1024 * live)  # (long enough to see an outer loop twice)
+                # long enough to see an outer loop twice; each failed probe lengthens the windows as it lengthens the
+                # gap, so a loop whose iteration is long (-O0 code calling helpers: a wave reduction through five
+                # __shfl_xor calls is ~1,500 instructions) is seen whole by a later probe, at the same share of the run
+                stretch = probe_gap // PROBE_AFTER
+                phase_end = total + max(8192, 1024 * live) * stretch
                 if prover is not None:
                     hook = _chain(prover.hook, user_hook)
                     # (with no hook of the caller's, the first window's PC counts are taken in `_turn` itself)
@@ -991,7 +995,7 @@ class Machine:
             elif prover is not None and prover.phase == 1 and total >= phase_end:
                 counting = None
                 prover.start_phase2()
-                phase_end = total + max(16384, 4096 * len(prover.live()))
+                phase_end = total + max(16384, 4096 * len(prover.live())) * stretch
             elif prover is not None and prover.phase == 2 and (total >= phase_end or prover.ready()):
                 why = prover.result() if prover.ready() else None
                 if why is not None:

@@ -60,6 +60,14 @@ def _vcc_sources(insn) -> tuple[int, ...]:
     return ()
 
 
+def source_indices(insn) -> list[int]:
+    """Indices in insn.operands of the sources _split gives, in its order: a source is known by its position, since
+    two sources can be equal operands (`v_or_b32_dpp v1, v1, v1`)."""
+    keep = _vcc_sources(insn)
+    return [i for i, o in enumerate(insn.operands) if not o.is_dest
+            and not (o.kind is OperandKind.SPECIAL and o.text in _VCC_NAMES and i not in keep)]
+
+
 def _split_once(insn):
     vd, sd, src = [], [], []
     keep = _vcc_sources(insn)

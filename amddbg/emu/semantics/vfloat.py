@@ -33,7 +33,14 @@ from amddbg.emu.semantics import SEMANTICS, fp_errstate, per_insn_cache, semanti
 from amddbg.emu.semantics.rounding import directed, sqrt_fraction
 from amddbg.emu.semantics.rounding import product as _prod
 from amddbg.emu.semantics.rounding import signed as _sgn
-from amddbg.emu.semantics.valu import _explicit_vcc_dest, _split, read_lane_mask, source_texts, write_lane_mask
+from amddbg.emu.semantics.valu import (
+    _explicit_vcc_dest,
+    _split,
+    read_lane_mask,
+    source_indices,
+    source_texts,
+    write_lane_mask,
+)
 from amddbg.isa.model import OperandKind
 
 U16 = np.uint16
@@ -1506,9 +1513,13 @@ def dpp(ctx, insn):
         w.v[tmp + k] = np.where(zero_fill, U32(0), vals).astype(U32)
     texts = source_texts(insn)
     mods0 = set(op0.modifiers) | _text_mods(texts[0])
-    new_ops = tuple(_temp_operand(o, tmp, count, mods0) if o is op0 else _with_text_mods(o, texts, ss)
-                    for o in insn.operands)
-    base = dataclasses.replace(insn, mnemonic=mn, encoding=enc, operands=new_ops)
+    # Sources by position, never by identity or equality: `v_or_b32_dpp v1, v1, v1 row_shr:1` (a wave reduction's
+    # step) has two equal source operands (the decoder may hand out one object for both), and only src0 is read
+    # through the DPP lane selection; src1 is the lane's own v1.
+    at = {i: k for k, i in enumerate(source_indices(insn))}
+    new_ops = [o if i not in at else _temp_operand(o, tmp, count, mods0) if at[i] == 0 else
+               _with_text_mods(o, texts, at[i]) for i, o in enumerate(insn.operands)]
+    base = dataclasses.replace(insn, mnemonic=mn, encoding=enc, operands=tuple(new_ops))
     saved_exec = w.exec
     w.exec = w.to_mask(write)
     try:
@@ -1519,12 +1530,12 @@ def dpp(ctx, insn):
         w.v = w.v[:max(regs_needed, 1)]
 
 
-def _with_text_mods(o, texts, ss):
-    """Operands of DPP/SDWA forms carry neg/abs/sext only in the text (`texts`: source_texts); put them back on the
-    operand."""
-    if o.is_dest or o not in ss:
+def _with_text_mods(o, texts, k: int):
+    """Operands of DPP/SDWA forms carry neg/abs/sext only in the text (`texts`: source_texts); put them back on
+    source operand `k` (its position among the sources)."""
+    if o.is_dest or k >= len(texts):
         return o
-    t = texts[ss.index(o)]
+    t = texts[k]
     mods = tuple(sorted(set(o.modifiers) | (_text_mods(t) & {"neg", "abs", "sext"})))
     return dataclasses.replace(o, modifiers=mods) if mods != o.modifiers else o
 

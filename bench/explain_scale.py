@@ -5,7 +5,9 @@
     python3 bench/explain_scale.py --waves 64 1024 --dir /tmp/cores   # keep the cores
 
 Each core comes from `amddbg run` on corefiles/scenarios (spin_no_writer, gfx90a: one 64-lane wave per workgroup
-polls a flag no one writes), stopped by its hang detection or by --max-instructions. Then, each in a fresh process:
+polls a flag no one writes) or, with --kernel alive_poll, corefiles/symhangs (each work-item also stores 1 to its
+own word every iteration: a class that writes global memory), stopped by its hang detection or by
+--max-instructions. Then, each in a fresh process:
 `amddbg explain --json` (wall and CPU seconds, verdict, replayed wave-instructions, how: by symmetry or whole) and
 the start-up summary (`amddbg.open` + `summary_lines`, what the REPL prints before its prompt: `prompt s`) and the
 summary's explanation the REPL's worker process computes after it (`explain_lines`, `bg s`). Goals: explain on
@@ -26,7 +28,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OBJ = ROOT / "corefiles" / "scenarios" / "scenarios-gfx90a.co"
+KERNELS = {  # kernel -> (code object, its --arg list for n waves of 64 lanes)
+    "spin_no_writer": (ROOT / "corefiles" / "scenarios" / "scenarios-gfx90a.co",
+                       lambda n: ["buf:i32:1", f"buf:i32:{n * 64}"]),
+    "alive_poll": (ROOT / "corefiles" / "symhangs" / "symhangs-llvm22-gfx90a-w64-O2.co",
+                   lambda n: ["buf:i32:1", f"buf:i32:{n * 64}"]),
+}
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 SUMMARY = r"""
 import sys, time
@@ -51,14 +58,16 @@ def _timed(cmd: list[str]) -> tuple[float, float, subprocess.CompletedProcess]:
     return wall, cpu, p
 
 
-def build(waves: int, out: Path) -> tuple[float, Path]:
-    core = out / f"spin-no-writer-{waves}.gpu"
+def build(waves: int, out: Path, kernel: str = "spin_no_writer") -> tuple[float, Path]:
+    core = out / f"{kernel.replace('_', '-')}-{waves}.gpu"
     if core.exists():
         return 0.0, core
-    wall, _cpu, p = _timed([sys.executable, "-m", "amddbg", "run", str(OBJ), "--kernel", "spin_no_writer",
-                            "--grid", str(waves * 64), "--block", "64", "--arg", "buf:i32:1",
-                            "--arg", f"buf:i32:{waves * 64}", "--max-instructions", str(max(20 * waves, 100_000)),
-                            "--core", str(core)])
+    obj, args = KERNELS[kernel]
+    cmd = [sys.executable, "-m", "amddbg", "run", str(obj), "--kernel", kernel, "--grid", str(waves * 64),
+           "--block", "64", "--max-instructions", str(max(20 * waves, 100_000)), "--core", str(core)]
+    for a in args(waves):
+        cmd += ["--arg", a]
+    wall, _cpu, p = _timed(cmd)
     if not core.exists():
         raise SystemExit(f"amddbg run wrote no core for {waves} waves: {p.stderr or p.stdout}")
     return wall, core
@@ -68,6 +77,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--waves", type=int, nargs="+", default=[64, 256, 1024, 10000])
     ap.add_argument("--dir", help="where the cores go (kept); default: a temporary directory")
+    ap.add_argument("--kernel", choices=sorted(KERNELS), default="spin_no_writer",
+                    help="spin_no_writer (scenarios: polls only) or alive_poll (symhangs: each work-item also stores "
+                         "to its own word every iteration, a class that writes global memory)")
     args = ap.parse_args()
     tmp = None
     if args.dir:
@@ -80,7 +92,7 @@ def main() -> int:
           f"{'prompt s':>8} {'bg s':>6}  how")
     worst = 0.0
     for n in args.waves:
-        built, core = build(n, out)
+        built, core = build(n, out, args.kernel)
         wall, cpu, p = _timed([sys.executable, "-m", "amddbg", "explain", str(core), "--json"])
         try:
             doc = json.loads(p.stdout)

@@ -286,11 +286,14 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
     numbers = {w: t.number for w, t in state.threads.items()}
     tracker = None
     if plan is not None:
-        tracker = Tracker({by_number[n]: copy.deepcopy(d) for n, d in plan.dirty.items() if n in by_number})
+        tracker = Tracker({by_number[n]: copy.deepcopy(d) for n, d in plan.dirty.items() if n in by_number},
+                          {by_number[n]: ts for n, ts in plan.members.items() if n in by_number}, m.memory)
     track = tracker.step if tracker is not None and tracker.dirty else None
+    observe = tracker.observe if track is not None else None
 
     def hook(ev) -> None:
         if track is not None:
+            observe(ev)
             track(ev)
         x = watched.get(ev.wave)
         if x is not None and x[0] not in left:
@@ -353,27 +356,40 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
                        {n: list(q) for n, q in lds.items()}, targets)
     if plan is not None:
         out.symmetry_broken = tracker.broken if tracker is not None else None
+        if out.symmetry_broken is None and tracker is not None:
+            out.symmetry_broken = tracker.stores_unread()
         if out.symmetry_broken is None:
-            _extend_to_members(out, plan, by_number)
+            _extend_to_members(out, plan, by_number, tracker)
     return out
 
 
-def _extend_to_members(r: ReplayResult, plan, by_number: dict) -> None:
+def _extend_to_members(r: ReplayResult, plan, by_number: dict, tracker=None) -> None:
     """The symmetric replay's answer for every wave: each member of a class gets its representative's state, loop
-    exit, loads and stores (the same addresses: it read no register that differs)."""
+    exit and loads (the same addresses: it read no register that differs but for its stores' addresses), and its
+    stores (at its own addresses where the representative's came from registers that differ)."""
     from amddbg.replay.symmetry import MemberWave
 
     n = 0
+    own = tracker.member_stores if tracker is not None else {}
     for rep_num, members in plan.members.items():
         w = by_number.get(rep_num)
         if w is None:
             continue
-        for t in members:
+        mine = {pc: addrs for (x, pc), addrs in own.items() if x is w}
+        for i, t in enumerate(members):
             r.state.threads[MemberWave(w, tuple(t.workgroup), t.wave_in_group)] = t
             n += 1
-            for d in (r.left, r.loads, r.stores, r.lds_loads):
+            for d in (r.left, r.loads, r.lds_loads):
                 if rep_num in d:
                     d[t.number] = d[rep_num]
+            if rep_num in r.stores:
+                r.stores[t.number] = [(pc, mine[pc][i] if pc in mine else a) for pc, a in r.stores[rep_num]]
+        for pc, addrs in mine.items():  # the store targets every wave reached (the writer analysis reads them)
+            seen = r.store_targets.get(pc)
+            if seen is not None:
+                seen.update(int(a) for a in addrs)
+                if len(seen) > 4096:
+                    r.store_targets[pc] = None
     def order(kv):  # the order fromcore rebuilds a whole dispatch in: workgroups z, y, x, then waves
         g = tuple(kv[1].workgroup)
         return g[2], g[1], g[0], kv[1].wave_in_group
@@ -389,4 +405,6 @@ def _extend_to_members(r: ReplayResult, plan, by_number: dict) -> None:
         r.reason = f"{m.group(1)}{total} wave(s){m.group(3)}"
     r.symmetry = (f"by symmetry: replayed {len(plan.groups)} of {plan.workgroups} workgroups (one per class of "
                   f"workgroups in the same state); the other {n} wave(s) follow their class's representative, which "
-                  "read no register they hold differently and wrote no global memory")
+                  "read no register they hold differently"
+                  + (" but for its stores' addresses, and stored only where no wave reads" if own else
+                     " and stored only the same bytes to the same addresses as they do"))

@@ -41,6 +41,7 @@ from amddbg.isa.model import OperandKind
 LANES_OF_CACHE = CUS * ARRAYS // np.gcd(CUS, ARRAYS)  # a workgroup's CU and shader array repeat with this period
 WAVE_DEPENDENT = ("s_getreg", "s_memtime", "s_memrealtime", "s_sendmsg_rtn", "s_movrel", "v_movrel", "s_rfe")
 CROSS_LANE = ("readlane", "writelane", "permlane", "bpermute", "permute", "swizzle", "_dpp", "mov_dpp")
+STORES = ("global_store", "flat_store")  # plain stores (no atomics: they read what they write)
 MIN_MEMBERS = 2  # a replay by symmetry pays off only when some class has at least this many workgroups
 
 
@@ -174,12 +175,36 @@ class SymmetryBroken(Exception):
 
 class Tracker:
     """The step hook's half of the proof: does a representative read a register some member holds differently,
-    store to global memory, touch scratch, or run a wave-dependent instruction? First violation wins."""
+    store to global memory where members would not do the same, touch scratch, or run a wave-dependent instruction?
+    First violation wins.
 
-    def __init__(self, dirty_by_wave: dict) -> None:
+    Stores to global memory are part of the argument (issue 20): a store whose address and data the members hold
+    like the representative writes the same bytes to the same address right after it (no one can tell); a store
+    whose address comes from registers the members hold differently (out[global id] = x, the address computed
+    before the core was written) writes each member's own words: they are computed here from each member's
+    registers (a register that still differs was never written in the replay, so it holds the core's value), must
+    be mapped global memory, and, checked after the replay (`stores_unread`), must be words no replayed wave
+    reads. Then the members' stores change nothing any wave sees, and the replay's answer stands for them."""
+
+    def __init__(self, dirty_by_wave: dict, members_by_wave: dict | None = None, memory=None) -> None:
         self.dirty = dirty_by_wave  # emulator Wave -> _Dirty (its own copy: writes clean registers)
+        self.members = members_by_wave or {}  # emulator Wave -> [member core threads]
+        self.memory = memory  # the replay's GlobalMemory (are the members' addresses mapped?)
         self.broken: str | None = None
         self._shapes: dict = {}  # pc -> what the instruction reads and writes (decoded once per PC)
+        self.read_words: set = set()  # global words any replayed wave loaded (or read by an atomic)
+        self.member_words: list = []  # arrays of the global words members store to
+        self.member_stores: dict = {}  # (emulator Wave, pc) -> each member's first active lane's store address
+        self._store_cache: dict = {}
+        self._member_regs: dict = {}  # (wave, kind, row) -> member values (members x lanes, or members)
+
+    def observe(self, ev) -> None:
+        """Every wave's global reads (the words members' own stores must not reach)."""
+        for op in ev.memops:
+            if op.kind in ("load", "atomic") and op.space in ("global", "generic") and op.addresses:
+                size = max(op.size, 4)
+                for a in set(op.addresses.values()):
+                    self.read_words.update(range(a // 4, (a + size - 1) // 4 + 1))
 
     def step(self, ev) -> None:
         d = self.dirty.get(ev.wave)
@@ -191,10 +216,136 @@ class Tracker:
         shape = self._shapes.get(ev.pc)
         if shape is None or shape[0] is not insn:
             shape = self._shapes[ev.pc] = (insn, _shape(insn))
-        why = _check(d, insn, shape[1], ev)
+        why = _check(d, insn, shape[1], ev, self)
         if why:
             self.broken = f"{insn.text.strip()} at {ev.pc:#x} {why}"
             raise SymmetryBroken(self.broken)  # no need to run on: the whole dispatch is replayed instead
+
+    def stores_unread(self) -> str | None:
+        """After the replay: None when no member's store reaches a word some replayed wave read, else why not."""
+        if not self.member_words:
+            return None
+        words = np.unique(np.concatenate(self.member_words))
+        read = np.fromiter(self.read_words, dtype=np.uint64, count=len(self.read_words))
+        hit = np.intersect1d(words, read)
+        if hit.size:
+            return (f"stores to global memory at {int(hit[0]) * 4:#x}, where a member of its class stores and a "
+                    "replayed wave reads")
+        return None
+
+    def member_addresses(self, d: _Dirty, insn, shape: tuple, ev, op) -> str | None:
+        """Each member's addresses for a store whose address registers differ between the waves of the class:
+        recorded in member_words / member_stores, or why that cannot be shown."""
+        from amddbg.emu.memory import PAGE, classify_flat
+
+        reads, store_addr = shape[2], shape[5]
+        addr_ops = [reads[i] for i in sorted(store_addr)]
+        w = ev.wave
+        members = self.members.get(w) or []
+        if not members:
+            return None
+        lanes = sorted(op.addresses)
+        key = (w, ev.pc, tuple(lanes), tuple(op.addresses[ln] for ln in lanes),
+               tuple((k, lo, hi, _dirty_sig(d, k, lo, hi)) for k, lo, hi, *_t in addr_ops))
+        got = self._store_cache.get(key)
+        if got is None:
+            try:
+                rep_base = self._base(w, addr_ops, None, lanes, d)
+                bases = self._base(w, addr_ops, members, lanes, d)
+            except _Unknown as exc:
+                got = str(exc)
+            else:
+                rep_addr = np.array([op.addresses[ln] for ln in lanes], dtype=np.uint64)
+                addrs = rep_addr[None, :] + (bases - rep_base[None, :])  # (uint64: wraps as the hardware adds)
+                size = max(op.size, 4)
+                got = self._accept(addrs, size, op.space, PAGE, classify_flat)
+                if not isinstance(got, str):
+                    self.member_stores[(w, ev.pc)] = addrs[:, 0].tolist()
+            self._store_cache[key] = got
+        if isinstance(got, str):
+            return got
+        self.member_words.append(got)
+        return None
+
+    def _accept(self, addrs: np.ndarray, size: int, space: str, page: int, classify):
+        flat = np.unique(addrs.ravel())
+        if space == "generic":
+            for a in flat.tolist():
+                if classify(int(a))[0] != "global":
+                    return "stores through a flat address that is not global memory for a member of its class"
+        pages = self.memory.pages if self.memory is not None else None
+        if pages is not None:
+            for pg in np.unique(np.concatenate([flat // page, (flat + size - 1) // page])).tolist():
+                if pages.get(int(pg)) is None:
+                    return (f"stores where a member of its class would fault ({int(pg) * page:#x} is not mapped "
+                            "memory)")
+        words = [flat // 4 + k for k in range((size + 3) // 4 + 1)]
+        return np.unique(np.concatenate(words)).astype(np.uint64)
+
+    def _regs_of(self, w, kind, lo: int, hi: int, members, lanes, d: _Dirty) -> np.ndarray:
+        """Register values as the member(s) hold them now: rows lo..hi-1, (members x rows x lanes) for VGPRs or
+        (members x rows) for SGPRs; members=None: the representative's."""
+        if kind is OperandKind.SGPR:
+            rep = np.array([int(w.s[r]) for r in range(lo, hi)], dtype=np.uint64)
+            if members is None:
+                return rep
+            out = np.repeat(rep[None, :], len(members), axis=0)
+            for j, r in enumerate(range(lo, hi)):
+                if r in d.sgprs:
+                    col = self._member_regs.get((w, "s", r))
+                    if col is None:
+                        col = self._member_regs[(w, "s", r)] = np.array(
+                            [int(np.asarray(t.wave.sgprs, dtype=np.uint32)[r]) for t in members], dtype=np.uint64)
+                    out[:, j] = col
+            return out
+        if kind is OperandKind.VGPR:
+            rep = np.array([[int(w.v[r][ln]) for ln in lanes] for r in range(lo, hi)], dtype=np.uint64)
+            if members is None:
+                return rep
+            out = np.repeat(rep[None, :, :], len(members), axis=0)
+            for j, r in enumerate(range(lo, hi)):
+                mask = d.vgprs.get(r, 0)
+                cols = [i for i, ln in enumerate(lanes) if mask >> ln & 1]
+                if not cols:
+                    continue
+                rows = self._member_regs.get((w, "v", r))
+                if rows is None:
+                    rows = []
+                    for t in members:
+                        vec = _vector(t, "vgprs")
+                        if vec is None or r >= vec.shape[0]:
+                            raise _Unknown("stores through a register a member's core does not hold")
+                        rows.append(vec[r])
+                    rows = self._member_regs[(w, "v", r)] = np.array(rows, dtype=np.uint64)
+                out[:, j, cols] = rows[:, [lanes[i] for i in cols]]
+            return out
+        raise _Unknown("stores through an address register of a kind the symmetry argument does not follow")
+
+    def _base(self, w, addr_ops, members, lanes, d: _Dirty) -> np.ndarray:
+        """Per lane the address registers' value: a 64-bit VGPR pair, or a 64-bit SGPR pair plus a 32-bit VGPR."""
+        kinds = [(k, lo, hi) for k, lo, hi, *_t in addr_ops]
+        if len(kinds) == 1 and kinds[0][0] is OperandKind.VGPR and kinds[0][2] - kinds[0][1] == 2:
+            v = self._regs_of(w, *kinds[0], members, lanes, d)
+            return v[..., 0, :] | (v[..., 1, :] << np.uint64(32))
+        if (len(kinds) == 2 and kinds[0][0] is OperandKind.VGPR and kinds[0][2] - kinds[0][1] == 1
+                and kinds[1][0] is OperandKind.SGPR and kinds[1][2] - kinds[1][1] == 2):
+            v = self._regs_of(w, *kinds[0], members, lanes, d)[..., 0, :]
+            s = self._regs_of(w, *kinds[1], members, lanes, d)
+            s64 = s[..., 0] | (s[..., 1] << np.uint64(32))
+            return v + s64[..., None]
+        raise _Unknown("stores through an address form the symmetry argument does not follow")
+
+
+class _Unknown(Exception):
+    pass
+
+
+def _dirty_sig(d: _Dirty, kind, lo: int, hi: int) -> tuple:
+    if kind is OperandKind.SGPR:
+        return tuple(r in d.sgprs for r in range(lo, hi))
+    if kind is OperandKind.VGPR:
+        return tuple(d.vgprs.get(r, 0) for r in range(lo, hi))
+    return ()
 
 
 def _shape(insn) -> tuple:
@@ -213,29 +364,57 @@ def _shape(insn) -> tuple:
         (writes if o.is_dest else reads).append((kind, o.register, o.register + o.count, o.text))
     partial = (name.startswith("s_cmov") or "d16" in name or "writelane" in name or "PRESERVE" in insn.text)
     cross = any(k in name for k in CROSS_LANE) or "quad_perm" in insn.text or "row_" in insn.text
-    return name.startswith(WAVE_DEPENDENT), cross, reads, writes, partial
+    # a plain vector store to global memory: its reads are vaddr, vdata[, saddr] in that order
+    store_addr = frozenset(i for i in range(len(reads)) if i != 1) if name.startswith(STORES) and reads else None
+    return name.startswith(WAVE_DEPENDENT), cross, reads, writes, partial, store_addr
 
 
-def _check(d: _Dirty, insn, shape: tuple, ev) -> str | None:
-    dependent, cross, reads, writes, partial = shape
+def _check(d: _Dirty, insn, shape: tuple, ev, tracker: Tracker | None = None) -> str | None:
+    dependent, cross, reads, writes, partial, store_addr = shape
     if dependent:
         return "gives each wave its own value"
     exec_ = ev.exec_before
-    for kind, lo, hi, *_text in reads:
+    addr_differs = data_differs = False
+    for i, (kind, lo, hi, *_text) in enumerate(reads):
+        why = None
         if kind is OperandKind.SGPR:
             if d.sgprs and not d.sgprs.isdisjoint(range(lo, hi)):
-                return f"reads s{lo}, which differs between the waves of its class"
+                why = f"reads s{lo}, which differs between the waves of its class"
         elif kind is OperandKind.VGPR or kind is OperandKind.AGPR:
             rows = d.vgprs if kind is OperandKind.VGPR else d.acc
             if rows:
                 for r in range(lo, hi):
                     mask = rows.get(r, 0)
                     if mask and (cross or mask & exec_):
-                        return (f"reads {'v' if kind is OperandKind.VGPR else 'a'}{r}, which differs between the "
-                                "waves of its class")
+                        why = (f"reads {'v' if kind is OperandKind.VGPR else 'a'}{r}, which differs between the "
+                               "waves of its class")
+                        break
         elif kind is OperandKind.TTMP and d.ttmps:
-            return "reads a trap temporary, which differs between the waves of its class"
+            why = "reads a trap temporary, which differs between the waves of its class"
+        if why is None:
+            continue
+        if store_addr is None or tracker is None:
+            return why
+        if i in store_addr:
+            addr_differs = True
+        else:
+            data_differs = True
     for op in ev.memops:
+        if op.kind == "store" and store_addr is not None and tracker is not None and op.space in ("global",
+                                                                                                 "generic"):
+            from amddbg.emu.memory import classify_flat
+
+            if op.space == "generic" and any(classify_flat(a)[0] != "global" for a in op.addresses.values()):
+                return "touches its private (scratch) memory or LDS through a flat address"
+            if addr_differs:  # each member's own words: mapped, and (after the replay) read by no wave
+                why = tracker.member_addresses(d, insn, shape, ev, op)
+                if why:
+                    return why
+                continue
+            if data_differs:
+                return "stores values that differ between the waves of its class to the same address"
+            continue  # the same bytes to the same address, right after the representative: no one can tell
+
         if op.space == "private":
             return "touches its private (scratch) memory"
         if op.space == "generic" and op.addresses:

@@ -120,3 +120,56 @@ def test_tracker_sees_a_read_of_a_register_that_differs(tmp_path):
         assert r.status == "hang" and r.wave_instructions > ok.wave_instructions
     finally:
         prog.close()
+
+
+SYM = ROOT / "corefiles" / "symhangs"
+
+
+def _sym_core(tmp_path, target: str, kernel: str, groups: int, args: list[str]) -> str:
+    wave = 64 if target.startswith("gfx9") else 32
+    out = tmp_path / f"{kernel}-{target}.gpu"
+    cmd = [sys.executable, "-m", "amddbg", "run", str(SYM / f"symhangs-llvm22-{target}-w{wave}-O2.co"),
+           "--kernel", kernel, "--grid", str(groups * 64), "--block", "64", "--core", str(out),
+           "--max-instructions", "400000"]
+    for a in args:
+        cmd += ["--arg", a]
+    subprocess.run(cmd, check=True, capture_output=True, env=ENV, cwd=str(ROOT), timeout=600)
+    return str(out)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_symmetry_for_classes_that_store_to_their_own_words(tmp_path, target):
+    """symhangs alive_poll: every work-item stores 1 to alive[global id] while it polls; the address comes from
+    registers that differ within a class (computed before the core), the members' words are computed from their
+    own registers and no wave reads them: the replay by symmetry stands, and its answer is the whole replay's."""
+    core = _sym_core(tmp_path, target, "alive_poll", 12, ["buf:i32:1", "buf:i32:768"])
+    doc = _explain_json(core)
+    method = doc["replay"]["method"]
+    assert doc["verdict"] == "hang"
+    assert "by symmetry: replayed" in method and "of 12 workgroups" in method, method
+    assert "but for its stores' addresses, and stored only where no wave reads" in method
+    full = explain_core(core, symmetry=False)
+    assert full.verdict == "hang" and "by symmetry" not in full.replay["method"]
+    assert [x.to_json() for x in full.findings] == doc["findings"]
+
+
+@pytest.mark.parametrize("target", ("gfx90a", "gfx1100"))
+def test_symmetry_for_classes_that_store_the_same_word(tmp_path, target):
+    core = _sym_core(tmp_path, target, "waiting_poll", 12, ["buf:i32:1", "buf:i32:1"])
+    doc = _explain_json(core)
+    method = doc["replay"]["method"]
+    assert "by symmetry: replayed" in method and "the same bytes to the same addresses" in method, method
+    full = explain_core(core, symmetry=False)
+    assert [x.to_json() for x in full.findings] == doc["findings"] and full.verdict == doc["verdict"] == "hang"
+
+
+@pytest.mark.parametrize("target", ("gfx90a", "gfx1200"))
+def test_symmetry_refused_when_a_member_store_is_read(tmp_path, target):
+    """reader_poll: every wave also polls the word the last workgroup's first work-item marks (a member of its
+    class): the members' stores are seen, so the whole dispatch is replayed."""
+    core = _sym_core(tmp_path, target, "reader_poll", 12, ["buf:i32:1", "buf:i32:768", "i32:704"])
+    doc = _explain_json(core)
+    method = doc["replay"]["method"]
+    assert "replayed the whole dispatch: a representative of" in method and "a replayed wave reads" in method, method
+    full = explain_core(core, symmetry=False)
+    assert [x.to_json() for x in full.findings] == doc["findings"] and full.verdict == doc["verdict"]

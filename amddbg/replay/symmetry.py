@@ -13,18 +13,19 @@ every one of them costs time in proportion to the waves; replaying one of each k
 - **The proof.** While the representatives run, the step hook tracks, for each representative of a class with more
   than one member, which registers differ from some member of its class (SGPR indices, VGPR/AccVGPR lanes, TTMPs)
   and when the wave overwrites them. The class is symmetric when its representative never read such a register
-  (under its EXEC; any lane for a cross-lane read), never stored to global memory or did an atomic there, never
-  touched its private (scratch) memory, and ran no instruction whose value depends on which wave runs it
-  (`s_getreg`, `s_memtime`, `s_memrealtime`, `s_sendmsg_rtn`, `movrel`). Then each member, run in lockstep right
-  after its representative (a legal schedule of the full dispatch: a member on the same compute unit reads the same
-  addresses as its representative, just after it, and writes nothing others read), executes the same instructions
-  on the same values and ends where its representative ends: the replay's answer (hang, every wave ends, fault,
-  trap) is an answer for the whole dispatch.
+  (under its EXEC; any lane for a cross-lane read) but as the address of a plain global store (Tracker: the
+  members' own words, mapped and read by no wave), stored differing data only there, did no atomic in global
+  memory, never touched its private (scratch) memory, and ran no instruction whose value depends on which wave
+  runs it (`s_getreg`, `s_memtime`, `s_memrealtime`, `s_sendmsg_rtn`, `movrel`). Then each member, run in lockstep
+  right after its representative (a legal schedule of the full dispatch: a member on the same compute unit reads
+  the same addresses as its representative, just after it, and writes only the same bytes to the same addresses
+  or words no one reads), executes the same instructions on the same values and ends where its representative
+  ends: the replay's answer (hang, every wave ends, fault, trap) is an answer for the whole dispatch.
 - **Otherwise** the whole dispatch is replayed (`ReplayResult.symmetry` says why).
 
 Members appear in the result as `MemberWave`s (the representative's state, their own place in the grid), with the
-representative's loop exits, loads and stores; machine-level views (`barrier_view`, the written core of the final
-state) show the representatives only.
+representative's loop exits and loads and their own stores; machine-level views (`barrier_view`, the written core
+of the final state) show the representatives only.
 """
 
 from __future__ import annotations

@@ -203,10 +203,13 @@ def _explore(args: argparse.Namespace, grid, block, specs, launch: dict, limit: 
         sys.stdout.write("\n")
         return ex.exit_code
     print(ex.summary())
+    choice = {r.seed: r.visibility.label() for r in ex.runs}
     for o in ex.outcomes:
-        print(f"  {o.status}: seed {o.seeds[0]}: {safe(o.reason)}")
+        how = choice.get(o.seeds[0], "none")
+        print(f"  {o.status}: seed {o.seeds[0]}{f' (caches: {how})' if how != 'none' else ''}: {safe(o.reason)}")
     if ex.schedule_dependent:
-        print("the outcome depends on the schedule: rerun one with `--seed N`")
+        print("the outcome depends on the schedule or the cache choices: rerun an odd seed with `--seed N` (even "
+              "seeds also delay stores, and seeds 4, 8, ... pre-fill lines: only --explore replays those)")
     total = sum(r.result.wave_instructions for r in ex.runs)
     print(f"{total} wave-instructions in {len(ex.runs)} runs")
     if ex.core:

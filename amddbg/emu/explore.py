@@ -132,14 +132,41 @@ STATUS_EXIT = {"completed": 0, "limit": 0, "unsupported": 1, "hang": 3, "fault":
 _WORST = ("completed", "limit", "unsupported", "hang", "trap", "fault")
 
 
-def choice_for(seed: int) -> Visibility:
+# A pre-filled choice puts the first PREFILL_BYTES of every buffer argument in every CU's L1 (and GFX10+ GL1), as
+# an access of that CU right after the dispatch's acquire would have: the flags and counters a poll reads sit at the
+# start of small buffers, and a line a reader holds before the writer writes is what makes a publication at too
+# narrow a scope hang (without waiting for a schedule that has the reader read first).
+PREFILL_BYTES = 1024
+
+
+def choice_for(seed: int, prefill: tuple = ()) -> Visibility:
     """The cache choice that goes with schedule `seed` in `explore_dispatch`: seed 0 is the default run
     (round-robin, caches as docs/emulator.md describes them); odd seeds change the schedule only (launch orders);
     even seeds also delay every store in its CU's write path (drained at random points drawn from the seed, at the
-    latest at the writer's wait on its store counter), a visibility order the memory model allows."""
+    latest at the writer's wait on its store counter), a visibility order the memory model allows; and seeds
+    4, 8, 12, ... start with the lines `prefill` names (`prefill_lines`) already in the CUs' caches."""
     if seed == 0 or seed % 2:
         return NONE
+    if seed % 4 == 0 and prefill:
+        return Visibility(prefill=tuple(prefill), delay=True, drain=0.25, seed=seed)
     return Visibility(delay=True, drain=0.25, seed=seed)
+
+
+def prefill_lines(m: Machine) -> tuple[tuple[int, int, int], ...]:
+    """(workgroup index, buffer argument, offset) for the first PREFILL_BYTES of each buffer argument of the
+    dispatched machine `m`, once per CU and shader array (workgroup indices 0..lcm(CUS, ARRAYS)-1 reach them all)."""
+    from math import lcm
+
+    from amddbg.emu.args import TYPES
+    from amddbg.emu.caches import ARRAYS, CUS, LINE
+
+    groups = min(len(m.groups), lcm(CUS, ARRAYS))
+    out = []
+    for b in m.buffers:
+        size = TYPES.get(b.get("type"), ("", 4))[1] * int(b.get("count", 0))
+        for off in range(0, min(size, PREFILL_BYTES), LINE):
+            out += [(g, b["arg"], off) for g in range(groups)]
+    return tuple(out)
 
 
 @dataclass
@@ -219,9 +246,12 @@ def explore_dispatch(code_object, kernel: str, grid, block, args=(), *, runs: in
         return r.status
 
     done = []
+    prefill: tuple = ()
+    if runs > 4:  # (the lines are the same for every seed: buffers are laid out before any wave runs)
+        prefill = prefill_lines(make(0, NONE))
     for seed in range(runs):
-        done += explore(make, seeds=[seed], visibilities=[choice_for(seed)], max_instructions=max_instructions,
-                        outcome=outcome)
+        done += explore(make, seeds=[seed], visibilities=[choice_for(seed, prefill)],
+                        max_instructions=max_instructions, outcome=outcome)
     by_status: dict[str, list[int]] = {}
     for run in done:
         by_status.setdefault(run.outcome, []).append(run.seed)

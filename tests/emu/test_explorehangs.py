@@ -253,3 +253,39 @@ def test_run_has_a_default_limit():
                 "--block", 64, "--arg", "buf:i32:1", "--arg", "buf:i32:64", "--arg", "i32:5",
                 "--max-instructions", "-1", ok=(2,))
     assert "--max-instructions" in r.stderr
+
+
+@pytest.mark.parametrize("obj", _params())
+def test_explore_prefilled_stale_line(obj):
+    """--explore's cache choices include lines pre-filled in every CU's caches (seeds 4, 8, ...): racy_publish's
+    reader holds the flag's old line whatever the schedule, so seed 4 hangs, and it is the pre-filled line that does
+    it (the seed's schedule completes alone, and with its delayed stores alone); a correct publication (late_writer:
+    agent-scope acquire polls) completes under every choice."""
+    from amddbg.codeobj import CodeObject
+    from amddbg.emu.args import parse_arg
+    from amddbg.emu.explore import NONE, Visibility, explore, prefill_lines
+    from amddbg.emu.machine import Machine
+
+    wv = _wave(obj)
+    doc = json.loads(_racy(obj, ["--explore", "8", "--json"], ok=(3,)).stdout)
+    run4 = next(r for r in doc["runs"] if r["seed"] == 4)
+    assert run4["visibility"].startswith("prefill") and run4["status"] == "hang", run4
+    assert json.loads(_racy(obj, ["--json", "--seed", "4"]).stdout)["status"] == "completed"
+    co = CodeObject.from_path(DIR / obj)
+    args = [parse_arg(a) for a in ("buf:i32:1", f"buf:i32:{2 * wv}", "i32:0")]
+
+    def make(seed, _vis):
+        m = Machine(co, seed=seed)
+        m.dispatch("racy_publish", (2 * wv, 1, 1), (wv, 1, 1), args)
+        return m
+
+    lines = prefill_lines(make(0, NONE))
+    assert lines and all(arg in (0, 1) for _g, arg, _off in lines)
+    delayed = explore(make, seeds=[4], visibilities=[Visibility(delay=True, drain=0.25, seed=4)],
+                      max_instructions=2_000_000)[0]
+    assert delayed.result.status == "completed"
+    text = _racy(obj, ["--explore", "8"], ok=(3,)).stdout
+    assert "pre-fill lines" in text and "(caches: " not in text.split("\n")[1]  # seed 0: the default caches
+    ok = _run(obj, "late_writer", 256, 128, "buf:i32:1", "buf:i32:256", "i32:2000", extra=["--explore", "8"])
+    assert [o["status"] for o in ok["outcomes"]] == ["completed"], ok["outcomes"]
+    assert any(r["visibility"].startswith("prefill") for r in ok["runs"])

@@ -229,9 +229,17 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return 0
     except OSError as exc:
-        if exc.errno not in _OUTPUT_ERRNOS:
-            raise
-        return _output_failed(exc)
+        if exc.errno in _OUTPUT_ERRNOS:
+            return _output_failed(exc)
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        # a file the command was told to read or write (`--core /proc/x.gpu`, a vanished input): the file and
+        # the system's reason, as every other bad input is reported
+        where = f"{_safe(exc.filename)}: " if exc.filename else ""
+        print(f"amddbg: error: {where}{exc.strerror or _safe(exc)}", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug in amddbg: still one line unless --debug
         if debug:
             import traceback

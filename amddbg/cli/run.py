@@ -45,9 +45,22 @@ def _check_core_target(core: str | None, inputs: list[str], layout: str = "split
     from amddbg.emu.coredump import host_core_path
 
     for out in (core, host_core_path(core)) if layout == "pair" else (core,):
+        _check_writable(out)
         for path in inputs:
             if path and os.path.exists(out) and os.path.exists(path) and os.path.samefile(path, out):
                 raise UsageError(f"{out}: --core would overwrite an input of this run ({path})")
+
+
+def _check_writable(out: str) -> None:
+    """Refuse a --core path that cannot be written before the run, not after minutes of emulation: the directory
+    must exist and take new files, and the path must not be a directory."""
+    parent = os.path.dirname(os.path.abspath(out))
+    if os.path.isdir(out):
+        raise UsageError(f"{out}: --core names a directory, not a file")
+    if not os.path.isdir(parent):
+        raise UsageError(f"{out}: --core: no such directory {parent}")
+    if not os.access(parent, os.W_OK | os.X_OK) or (os.path.exists(out) and not os.access(out, os.W_OK)):
+        raise UsageError(f"{out}: --core: permission denied")
 
 
 def _written(core: str, layout: str) -> str:

@@ -138,6 +138,22 @@ def test_run_cli_core_never_overwrites_an_input(tmp_path):
     assert ok.returncode == 0, ok.stderr
 
 
+def test_run_cli_core_that_cannot_be_written_is_one_line_before_the_run(tmp_path):
+    """`--core` in a missing directory, naming a directory, or refused by the system when written: one line naming
+    the path, exit 2, no traceback (the directory checks come before the run; the write's own failure after it)."""
+    base = [sys.executable, "-m", "amddbg", "run", str(CO / "llvm22-gfx90a-w64-O2-hip.co"), "--kernel",
+            "divergent_barrier", "--grid", "64", "--block", "64", "--arg", "buf:i32:64", "--arg", "buf:i32:1"]
+    cases = [(tmp_path / "no" / "such" / "x.gpu", "no such directory"), (tmp_path, "names a directory"),
+             (Path("/proc/amddbg-test.gpu"), "/proc/amddbg-test.gpu: ")]
+    for out, said in cases:
+        # --explore writes a core only for a hang (this kernel completes): its directory checks come first all the same
+        for extra in ([], ["--explore", "2"]) if "/proc" not in str(out) else ([],):
+            r = subprocess.run(base + extra + ["--core", str(out)], capture_output=True, text=True, timeout=120)
+            assert r.returncode == 2, (out, extra, r.stderr)
+            assert r.stderr.startswith("amddbg: error: ") and r.stderr.count("\n") == 1, r.stderr
+            assert said in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
 def test_unsupported_instruction_stops_the_wave_with_its_text():
     m = Machine(CO / "llvm22-gfx1100-w32-O2-hip.co")
     m.dispatch("probe<int>", (64, 1, 1), (64, 1, 1), ["buf:i32:64", "buf:i32:4", "buf:i32:1", "i32:5"])

@@ -5,15 +5,15 @@ ROCm/HIP-Examples, ROCm/hip-tests, HeCBench's HIP ports; corefiles/samples/sampl
 
 The corpus is built by clang-19 and clang-22 for gfx90a, gfx942 (wave64), gfx1100 and gfx1200 (wave32) at -O0 and
 -O2: 16 objects. By default each sample runs once, on its own object (DEFAULT: every object once, so every
-target, compiler and level); the other 240 runs are marked slow, and AMDDBG_SLOW_LIMIT=N takes the first N of
-them (0 or unset: all). The full matrix in process: corefiles/samples/runner.py.
+target, compiler and level); the other 240 runs are marked slow, and CI runs their sample (tests/bounded.py: each
+sample on the three targets its own object leaves out, rotating over compilers and levels; AMDDBG_SLOW_LIMIT=0
+runs all of them, =N N of them). The full matrix in process: corefiles/samples/runner.py.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import subprocess
 import sys
@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests import bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "corefiles" / "samples"
@@ -36,7 +38,6 @@ def _twins():
 
 twins = _twins()
 OBJECTS = sorted(HERE.glob("samples-llvm*.co"))
-LIMIT = int(os.environ.get("AMDDBG_SLOW_LIMIT", "0") or 0)
 NP_TYPES = {"u8": np.uint8, "i32": np.int32, "u32": np.uint32, "u64": np.uint64, "f32": np.float32}
 
 
@@ -60,15 +61,11 @@ def _default(i: int) -> Path:
 
 
 def _params():
-    fast, slow = [], []
-    for i, s in enumerate(twins.SAMPLES):
-        for p in OBJECTS:
-            case = (p, s.kernel)
-            (fast if p == _default(i) else slow).append(case)
-    if LIMIT:
-        slow = slow[:LIMIT]
-    return ([pytest.param(p, k, id=f"{p.stem[len('samples-'):]}-{k}") for p, k in fast]
-            + [pytest.param(p, k, marks=pytest.mark.slow, id=f"{p.stem[len('samples-'):]}-{k}") for p, k in slow])
+    """Each sample on its DEFAULT object, and the slow sample of the rest of the matrix (tests/bounded.py)."""
+    cases = bounded.matrix(OBJECTS, [s.kernel for s in twins.SAMPLES],
+                           fast=lambda k, name: name == f"samples-{DEFAULT[k]}.co")
+    return [pytest.param(c.obj, c.kernel, marks=[pytest.mark.slow] if c.slow else [],
+                         id=f"{c.obj.stem[len('samples-'):]}-{c.kernel}") for c in cases]
 
 
 def _wave(obj: Path) -> int:

@@ -5,24 +5,18 @@
     python3 corefiles/freshhangs/build.py --check    # rebuild into a temp dir and compare the bytes
 
 Objects are named ``freshhangs-llvm{19,22}-<target>-w{32,64}-O{0,2}.co``; the build (targets, wave sizes, flags,
-reproducible DWARF) is corefiles/oracle/build.py's for this folder. No core is checked in: score.py and the tests run each
-kernel with `amddbg run ... --core` and explain the core it writes (tests/replay/test_freshhangs.py).
+reproducible DWARF) is corefiles/oracle/build.py's for this folder. No core is checked in: score.py and the tests
+run each kernel with `amddbg run ... --core` and explain the core it writes (tests/replay/test_freshhangs.py).
 """
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from corpus_build import main  # noqa: E402  (corefiles/corpus_build.py: oracle/build.py's matrix for this folder)
 
-
-def _oracle_build():
-    spec = importlib.util.spec_from_file_location("amddbg_oracle_build", HERE.parent / "oracle" / "build.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
+# gfx1250 objects of this corpus are not checked in (its tests glob the folder): the four older targets
 if __name__ == "__main__":
-    raise SystemExit(_oracle_build().main("freshhangs", __doc__.splitlines()[1]))
+    raise SystemExit(main(__file__, __doc__, gfx1250=False))

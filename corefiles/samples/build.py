@@ -12,20 +12,13 @@ size modest (the samples choose their launch shapes for the device's warpSize, w
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from corpus_build import main  # noqa: E402  (corefiles/corpus_build.py: oracle/build.py's matrix for this folder)
+
 TARGETS = {"gfx90a": (64,), "gfx942": (64,), "gfx1100": (32,), "gfx1200": (32,)}
 
-
-def _oracle_build():
-    spec = importlib.util.spec_from_file_location("amddbg_oracle_build", HERE.parent / "oracle" / "build.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    mod.TARGETS = TARGETS
-    return mod
-
-
 if __name__ == "__main__":
-    raise SystemExit(_oracle_build().main("samples", __doc__.splitlines()[1]))
+    raise SystemExit(main(__file__, __doc__, TARGETS))

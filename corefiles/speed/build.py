@@ -11,22 +11,15 @@ the three targets on which issue 22 compared amddbg with tinygrad's emulator (be
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def _oracle_build():
-    spec = importlib.util.spec_from_file_location("amddbg_oracle_build", HERE.parent / "oracle" / "build.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from corpus_build import oracle_build  # noqa: E402  (corefiles/corpus_build.py: loads oracle/build.py)
 
 if __name__ == "__main__":
-    ob = _oracle_build()
+    ob = oracle_build()
     ob.COMPILERS = ("22",)
     ob.OPTS = ("O2",)
-    ob.TARGETS = {"gfx942": (64,), "gfx1100": (32,), "gfx1200": (32,)}
-    raise SystemExit(ob.main("speed", __doc__.splitlines()[1]))
+    raise SystemExit(ob.main("speed", __doc__.strip().splitlines()[0],
+                             targets={"gfx942": (64,), "gfx1100": (32,), "gfx1200": (32,)}))

@@ -7,6 +7,10 @@ state never repeats). The loop proof slices through the cross-lane operation (a 
 cannot change cannot change): `run` says hang from the proof, well before the instruction limit; explain gives
 spin_forever at the polling line. The twins are not hangs: a timeout read through a shuffle of the counter (ends,
 or stops at the limit, never a proven hang) and a late writer one lane of the DPP reduction sees (completes).
+
+Four objects (both compilers, every target, -O0 and -O2) run every check by default; the other twenty are marked
+slow, and CI runs their sample (tests/bounded.py: each kernel on the two targets the four leave out, rotating over
+compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all 24 objects).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import bounded
+
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "corefiles" / "lanehangs"
 SRC = (DIR / "lanehangs.hip").read_text().splitlines()
@@ -30,8 +36,11 @@ HANGS = ("shfl_poll", "xor_reduce_poll", "dpp_reduce_poll", "swizzle_poll")
 LIMIT = 3_000_000  # far above what a proof needs: a hang found at the limit would fail the test
 
 
-def _params(objects=OBJECTS):
-    return [pytest.param(o, marks=() if o in QUICK else pytest.mark.slow) for o in objects]
+def _params(kernels=None) -> list:
+    """The objects (or (kernel, object) pairs) a check runs on: QUICK, and the slow sample of the others."""
+    cases = bounded.matrix(OBJECTS, kernels or (None,), fast=QUICK)
+    return bounded.params(cases, kernel=kernels is not None,
+                          ids=lambda c: c.obj if kernels is None else f"{c.obj}-{c.kernel}")
 
 
 def _wave(obj: str) -> int:
@@ -71,8 +80,7 @@ def test_corpus_has_the_cross_lane_shapes():
         assert "v_readlane_b32" in text and "v_readfirstlane_b32" in text
 
 
-@pytest.mark.parametrize("obj", _params())
-@pytest.mark.parametrize("kernel", HANGS)
+@pytest.mark.parametrize("kernel,obj", _params(HANGS))
 def test_cross_lane_poll_is_proven_to_hang(obj, kernel):
     doc = _run(obj, kernel, "buf:i32:4", "buf:i32:128")
     assert doc["status"] == "hang", doc["reason"]
@@ -100,7 +108,7 @@ def test_late_writer_seen_through_dpp_is_no_invented_hang(obj):
     assert doc["buffers"][1]["values"][:wv] == [sum(i ^ t for i in range(3000)) for t in range(wv)]
 
 
-@pytest.mark.parametrize("obj", _params(sorted(QUICK)))
+@pytest.mark.parametrize("obj", sorted(QUICK))
 @pytest.mark.parametrize("kernel", ("xor_reduce_poll", "dpp_reduce_poll"))
 def test_cross_lane_poll_core_is_spin_forever(obj, kernel, tmp_path):
     core = tmp_path / "lane.gpu"

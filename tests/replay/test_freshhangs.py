@@ -6,23 +6,25 @@ through the user's door by corefiles/freshhangs/score.py: `amddbg run ... --core
 By default a few cases run, one per class this corpus made amddbg fix (a template kernel's name, a TTAS lock's
 uniform inner wait, -O0 and noinline lock helpers' call-site lines, a `__device__` global the dispatch wrote, a
 hoisted global poll, an -O0 cycle's write in a helper, the GFX11/12 cycle counter); the whole matrix (17 kernels
-x 24 objects) is marked slow, bounded by AMDDBG_SLOW_LIMIT (0 = all). Cases that still fail are xfails naming why
-(KNOWN); the default cases must pass.
+x 24 objects) is marked slow, and CI runs its sample (tests/bounded.py: one case per class of kernels (score.py's
+expectation families) and target the defaults leave out, rotating over compilers, levels and the class's kernels;
+AMDDBG_SLOW_LIMIT=0 runs all of it). Cases that still fail are xfails naming why (KNOWN); the default cases must
+pass.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests import bounded
+
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "corefiles" / "freshhangs"
-LIMIT = int(os.environ.get("AMDDBG_SLOW_LIMIT", "0") or 0)
 
 
 def _score():
@@ -73,13 +75,18 @@ KNOWN: dict = {
 }
 
 
+def _class(kernel: str) -> str:
+    """The sample's kernel classes (tests/bounded.py): score.py's expectation families (_lock, _not_visible,
+    _no_invented, ...)."""
+    return SCORE.EXPECT[kernel].__qualname__.split(".")[0]
+
+
 def _cases():
-    out = [pytest.param(k, o, id=f"{k}-{o}") for k, o in DEFAULT]
-    rest = [(k, o) for k in SCORE.CASES for o in SCORE.OBJECTS if (k, o) not in DEFAULT]
-    if LIMIT:
-        rest = rest[::max(1, len(rest) // LIMIT)][:LIMIT]
-    out += [pytest.param(k, o, marks=pytest.mark.slow, id=f"{k}-{o}") for k, o in rest]
-    return out
+    """The DEFAULT cases, and the slow sample of the rest of the matrix (tests/bounded.py)."""
+    cases = bounded.matrix([f"freshhangs-{o}.co" for o in SCORE.OBJECTS], list(SCORE.CASES),
+                           fast=lambda k, name: (k, name[len("freshhangs-"):-3]) in DEFAULT, classes=_class)
+    return [pytest.param(c.kernel, c.obj[len("freshhangs-"):-3], marks=[pytest.mark.slow] if c.slow else [],
+                         id=f"{c.kernel}-{c.obj[len('freshhangs-'):-3]}") for c in cases]
 
 
 def test_the_corpus_is_built_and_tagged():

@@ -14,6 +14,7 @@ A kernel (entry function) is the outermost frame.
 
 from __future__ import annotations
 
+import copy
 import enum
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -185,96 +186,133 @@ class _Scan:
 
 
 def scan_prologue(code: CodeInfo, func: Function, pc: int) -> _Scan:
-    """Walk the instructions of `func` before `pc` and record where the caller's state went."""
+    """Walk the instructions of `func` that run before `pc` and record where the caller's state went.
+
+    The walk follows control flow from the entry, not the bytes in order: clang places cold blocks (the trap of
+    an assert, `__builtin_trap()`'s halt loop) after the epilogue's `s_setpc_b64`, reached only by a branch, and a
+    straight-line walk would first see the epilogue restore s33 and pop the stack (the caller's frame base then
+    read the callee's s33). Each block is walked once, with the state of the first path that reaches it (the
+    prologue is the same on every path); a `pc` no static path reaches falls back to the straight-line walk."""
     from amddbg.isa import decoder_for
 
     try:
         decoder = decoder_for(code.processor)
     except Exception as exc:  # the decoder family may not be available yet
         raise NotSupported(f"ABI unwinding on {code.processor} (no instruction decoder: {exc})") from None
-    data = code.read_code(func.address, max(0, min(pc, func.address + func.size) - func.address))
-    st = _Scan()
-    for ins in decoder.decode_all(data, func.address):
+    end = func.address + func.size
+    insns = list(decoder.decode_all(code.read_code(func.address, max(0, end - func.address)), func.address))
+    at = {ins.address: i for i, ins in enumerate(insns)}
+    seen: set[int] = set()
+    paths = [(0, _Scan())]
+    while paths:
+        i, st = paths.pop()
+        while i < len(insns):
+            ins = insns[i]
+            if ins.address == pc:
+                return st
+            if ins.address in seen:
+                break
+            seen.add(ins.address)
+            _step(st, ins)
+            if ins.is_return or ins.is_endpgm:
+                break
+            if ins.is_branch and not ins.is_call:
+                target = at.get(ins.branch_target) if ins.branch_target is not None else None
+                if target is not None:
+                    paths.append((target, copy.deepcopy(st)))
+                if not ins.is_conditional:
+                    break
+            i += 1
+    st = _Scan()  # not reached by a static path (an indirect branch): the bytes in order, as before
+    for ins in insns:
         if ins.address >= pc:
             break
-        if ins.is_unknown:
-            # Saves are only ever s_mov/v_writelane/buffer|scratch stores, which decode; an undecodable
-            # instruction could still overwrite a saved register, so the frame says so.
-            st.notes.append(f"{ins.address:#x}: undecodable instruction assumed not to touch saved registers")
-            continue
-        m = ins.mnemonic
-        ops = ins.operands
-        dests = [o for o in ops if o.is_dest]
-        srcs = [o for o in ops if not o.is_dest]
-        if m == "s_mov_b32" and dests and srcs and _sgprs(dests[0]) and _sgprs(srcs[0]):
-            d, s = dests[0].register, srcs[0].register
-            if s == 33 and d != 33:
-                st.fp_saved_in = d
-                st.clobbered.discard(d)
-                continue
-            if d == 33 and s == 32:
-                st.fp_set = True
-                continue
-            if d == 32 and s == 33:
-                st.sp_delta = 0
-                continue
-            if d == 33 and s == st.fp_saved_in:
-                st.fp_set = False
-                st.fp_saved_in = None
-                st.clobbered.discard(33)
-                continue
-        if m in ("s_addk_i32", "s_add_i32", "s_add_u32", "s_sub_u32", "s_sub_i32", "s_add_co_i32") and dests:
-            if _sgprs(dests[0]) == [32]:
-                imm = next((_imm(o) for o in srcs if _imm(o) is not None), None)
-                if imm is None:
-                    st.notes.append(f"{ins.address:#x}: stack pointer changed by a register amount")
-                    st.clobbered.add(32)
-                else:
-                    imm = imm - (1 << 32) if imm >= 1 << 31 else imm
-                    st.sp_delta += -imm if m.startswith("s_sub") else imm
-                continue
-        if m.startswith(("s_xor_saveexec_b", "s_or_saveexec_b")) and srcs and _imm(srcs[0]) == -1:
-            st.window = "inactive" if m.startswith("s_xor") else "all"
-            continue
-        if m.startswith("s_mov_b") and dests and dests[0].kind.value == "special" and "exec" in dests[0].text:
-            st.window = None
-            continue
-        if m == "v_writelane_b32" and len(srcs) >= 2 and _sgprs(srcs[0]) and _imm(srcs[1]) is not None:
-            st.lanes[srcs[0].register] = (dests[0].register, _imm(srcs[1]))
-            continue
-        if m == "v_readlane_b32" and dests and _sgprs(dests[0]):
-            st.lanes.pop(dests[0].register, None)
-            st.clobbered.discard(dests[0].register)
-            continue
-        if m in ("buffer_store_dword", "scratch_store_dword", "scratch_store_b32"):
-            vg = next((o.register for o in srcs if o.kind.value == "vgpr"), None)
-            base = [r for o in srcs for r in _sgprs(o) if o.count == 1]
-            if vg is not None and base and base[-1] in (32, 33):
-                # Whole-wave saves happen inside an exec window; outside one, only callee-saved VGPRs are
-                # saves (their active lanes); other stores are locals and spills of this function.
-                kind = st.window or ("active" if _callee_saved_vgpr(vg) else None)
-                off = _offset_of(ins)
-                if kind is None:
-                    pass
-                elif base[-1] == 33 and st.fp_set:
-                    st.vgpr_spills.setdefault(vg, (off, kind))
-                elif base[-1] == 32 and not st.fp_set:
-                    st.vgpr_spills.setdefault(vg, (off - st.sp_delta, kind))
-            continue
-        if m in ("buffer_load_dword", "scratch_load_dword", "scratch_load_b32"):
-            for o in dests:
-                if o.kind.value == "vgpr":
-                    st.vgpr_spills.pop(o.register, None)
-            continue
-        for o in dests:
-            for r in _sgprs(o):
-                if r in (30, 31) and r not in st.lanes:
-                    st.clobbered.add(r)
-                if r == st.fp_saved_in:
-                    st.clobbered.add(33)
-                if r == 33 and st.fp_saved_in is None:
-                    st.clobbered.add(33)
+        _step(st, ins)
+    st.notes.append(f"{pc:#x}: no branch from the entry reaches this PC; the prologue scan took the bytes in order")
     return st
+
+
+def _step(st: _Scan, ins) -> None:
+    """One instruction's effect on the record of where the caller's state is."""
+    if ins.is_unknown:
+        # Saves are only ever s_mov/v_writelane/buffer|scratch stores, which decode; an undecodable
+        # instruction could still overwrite a saved register, so the frame says so.
+        st.notes.append(f"{ins.address:#x}: undecodable instruction assumed not to touch saved registers")
+        return
+    m = ins.mnemonic
+    ops = ins.operands
+    dests = [o for o in ops if o.is_dest]
+    srcs = [o for o in ops if not o.is_dest]
+    if m == "s_mov_b32" and dests and srcs and _sgprs(dests[0]) and _sgprs(srcs[0]):
+        d, s = dests[0].register, srcs[0].register
+        if s == 33 and d != 33 and not st.fp_set and st.fp_saved_in is None:
+            # the caller's s33 saved before this function makes s33 its own frame pointer; a later copy of s33
+            # (clang-22 -O0 forms private addresses from it: `s_mov_b32 s0, s33`) is a use, not the save
+            st.fp_saved_in = d
+            st.clobbered.discard(d)
+            return
+        if d == 33 and s == 32:
+            st.fp_set = True
+            return
+        if d == 32 and s == 33:
+            st.sp_delta = 0
+            return
+        if d == 33 and s == st.fp_saved_in:
+            st.fp_set = False
+            st.fp_saved_in = None
+            st.clobbered.discard(33)
+            return
+    if m in ("s_addk_i32", "s_add_i32", "s_add_u32", "s_sub_u32", "s_sub_i32", "s_add_co_i32") and dests:
+        if _sgprs(dests[0]) == [32]:
+            imm = next((_imm(o) for o in srcs if _imm(o) is not None), None)
+            if imm is None:
+                st.notes.append(f"{ins.address:#x}: stack pointer changed by a register amount")
+                st.clobbered.add(32)
+            else:
+                imm = imm - (1 << 32) if imm >= 1 << 31 else imm
+                st.sp_delta += -imm if m.startswith("s_sub") else imm
+            return
+    if m.startswith(("s_xor_saveexec_b", "s_or_saveexec_b")) and srcs and _imm(srcs[0]) == -1:
+        st.window = "inactive" if m.startswith("s_xor") else "all"
+        return
+    if m.startswith("s_mov_b") and dests and dests[0].kind.value == "special" and "exec" in dests[0].text:
+        st.window = None
+        return
+    if m == "v_writelane_b32" and len(srcs) >= 2 and _sgprs(srcs[0]) and _imm(srcs[1]) is not None:
+        st.lanes[srcs[0].register] = (dests[0].register, _imm(srcs[1]))
+        return
+    if m == "v_readlane_b32" and dests and _sgprs(dests[0]):
+        st.lanes.pop(dests[0].register, None)
+        st.clobbered.discard(dests[0].register)
+        return
+    if m in ("buffer_store_dword", "scratch_store_dword", "scratch_store_b32"):
+        vg = next((o.register for o in srcs if o.kind.value == "vgpr"), None)
+        base = [r for o in srcs for r in _sgprs(o) if o.count == 1]
+        if vg is not None and base and base[-1] in (32, 33):
+            # Whole-wave saves happen inside an exec window; outside one, only callee-saved VGPRs are
+            # saves (their active lanes); other stores are locals and spills of this function.
+            kind = st.window or ("active" if _callee_saved_vgpr(vg) else None)
+            off = _offset_of(ins)
+            if kind is None:
+                pass
+            elif base[-1] == 33 and st.fp_set:
+                st.vgpr_spills.setdefault(vg, (off, kind))
+            elif base[-1] == 32 and not st.fp_set:
+                st.vgpr_spills.setdefault(vg, (off - st.sp_delta, kind))
+        return
+    if m in ("buffer_load_dword", "scratch_load_dword", "scratch_load_b32"):
+        for o in dests:
+            if o.kind.value == "vgpr":
+                st.vgpr_spills.pop(o.register, None)
+        return
+    for o in dests:
+        for r in _sgprs(o):
+            if r in (30, 31) and r not in st.lanes:
+                st.clobbered.add(r)
+            if r == st.fp_saved_in:
+                st.clobbered.add(33)
+            if r == 33 and st.fp_saved_in is None:
+                st.clobbered.add(33)
 
 
 def _callee_saved_vgpr(n: int) -> bool:

@@ -8,8 +8,8 @@ uniform inner wait, -O0 and noinline lock helpers' call-site lines, a `__device_
 hoisted global poll, an -O0 cycle's write in a helper, the GFX11/12 cycle counter); the whole matrix (17 kernels
 x 24 objects) is marked slow, and CI runs its sample (tests/bounded.py: one case per class of kernels (score.py's
 expectation families) and target the defaults leave out, rotating over compilers, levels and the class's kernels;
-AMDDBG_SLOW_LIMIT=0 runs all of it). Cases that still fail are xfails naming why (KNOWN); the default cases must
-pass.
+AMDDBG_SLOW_LIMIT=0 runs all of it). Cases that still fail are xfails naming why (KNOWN), left out of that sample;
+the default cases must pass.
 """
 
 from __future__ import annotations
@@ -85,6 +85,11 @@ def _cases():
     """The DEFAULT cases, and the slow sample of the rest of the matrix (tests/bounded.py)."""
     cases = bounded.matrix([f"freshhangs-{o}.co" for o in SCORE.OBJECTS], list(SCORE.CASES),
                            fast=lambda k, name: (k, name[len("freshhangs-"):-3]) in DEFAULT, classes=_class)
+    if bounded.limit() is None:
+        # the default sample leaves out the KNOWN failures: non-strict xfails cannot fail the run, and
+        # queue_pop_counting's run to the instruction limit costs 11-15 s of CPU per object (AMDDBG_SLOW_LIMIT=0 or
+        # =N runs them)
+        cases = [c for c in cases if not (c.slow and _known(c.kernel, c.obj[len("freshhangs-"):-3]))]
     return [pytest.param(c.kernel, c.obj[len("freshhangs-"):-3], marks=[pytest.mark.slow] if c.slow else [],
                          id=f"{c.kernel}-{c.obj[len('freshhangs-'):-3]}") for c in cases]
 

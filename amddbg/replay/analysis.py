@@ -131,10 +131,12 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
                     (tuple(w["workgroup"] or ()), w["wave_in_group"]) in mine for w in f.waves)] + nv
             _find_cycles(program, exp.findings, dispatch, budget, info, symmetry)
             cycle_writes(program, exp.findings, dispatch, budget, info, symmetry)
-            exp.findings = merge_cycles(exp.findings, program)
             if nv:
                 _schedule_dependent(nv, info)
             refine(program, r, exp.findings, dispatch, budget, info)
+            # after refine: a spin it finds to be a SIMT lock (the holder is a lane of the spinning wave itself,
+            # `why: same_wave`) is no cycle with the barrier's waiters, whatever stores follow their barrier
+            exp.findings = merge_cycles(exp.findings, program)
             if not any(f.kind in ("barrier_deadlock", "spin_forever") for f in exp.findings):
                 # the core caught the waves before they got stuck: explain the state replay reached
                 reached = [f for f in _explain_replayed(r, dispatch).findings if f.kind != "barrier_misuse"]

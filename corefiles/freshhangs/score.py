@@ -171,6 +171,10 @@ def _lock(kernel: str, poll: set, release: set, n_items: int, barrier: bool = Fa
                 at = _all_lanes(n_items, ctx["wave"]) - _all_lanes(min(n_items, ctx["wave"]), ctx["wave"])
                 c("barrier waves", _lane_set(_waves(b)) >= at, sorted(_waves(b)))
                 c("true wave state", "halted" not in b["summary"] and "spinning" in b["summary"], b["summary"])
+                # the lock's holder is a lane of the spinning wave: the waiters' stores after the barrier are no
+                # write the spinners wait for, so no cycle (and no "write that never lands" on the barrier)
+                c("no invented cycle", not b.get("details", {}).get("cycle") and "write that never lands" not in
+                  _roles(b), b.get("details"))
     return expect
 
 

@@ -41,6 +41,7 @@ DEFAULT = [
     ("ttas_lock_2d", "llvm19-gfx1100-w32-O2"),  # the holder left the CAS loop around a uniform read-only wait
     ("lock_member", "llvm22-gfx942-w64-O0"),  # -O0 lock()/unlock() calls: the kernel's lines too
     ("lock_then_sync", "llvm19-gfx1200-w64-O2"),  # a noinline lock helper, waves at the barrier
+    ("lock_then_sync", "llvm22-gfx90a-w64-O0"),  # the same at -O0: a SIMT lock is no cycle with the barrier
     ("hoist_device_global", "llvm19-gfx1100-w32-O0"),  # a __device__ global the dispatch wrote, stale in L0
     ("hoist_device_global", "llvm19-gfx942-w64-O2"),  # the global read once before the loop
     ("bd_handoff", "llvm22-gfx90a-w64-O0"),  # -O0: the waiter's write is in a helper it calls

@@ -72,7 +72,10 @@ def _check(exp, name, target=None):
 def test_o2_scenario_cores_explained(name, target, suffix):
     exp = explain_core(str(SC / f"{name}-{target}.{suffix}"))
     _check(exp, name, target)
-    assert exp.replay["seconds"] < 5
+    # the issue's "< 5 s on a quiet machine" as a load-independent bound: every scenario core replays in under
+    # 54,400 wave-instructions (measured), 0.3 s at the emulator's slowest warm rate (bench/emu_vs_tinygrad.py);
+    # wall time is bench/'s business, not a unit test's (it failed at load 20: 7.1 s)
+    assert exp.replay["wave_instructions"] < 250_000, exp.replay
 
 
 def _core_at_o0(tmp_path, name, target) -> str:

@@ -132,14 +132,10 @@ def test_static_code_object_session():
 
 
 def test_10k_waves_states_fast(tmp_path):
-    """Every wave's frames of a 10,000-wave core (symbolisation cached per PC)."""
-    import time
-
+    """Every wave's frames of a 2,000-wave core (symbolisation cached per PC)."""
     from tests_session_scale import build_scale_core
 
     path = build_scale_core(tmp_path / "scale.gpu", waves=2000)
     prog = amddbg.open(path)
-    t = time.perf_counter()
-    n = sum(len(w.frames()) for w in prog.waves)
+    n = sum(len(w.frames()) for w in prog.waves)  # its speed: bench/session.py (no wall-clock bound in a test)
     assert n >= 2000
-    assert time.perf_counter() - t < 30  # generous: the benchmark (bench/session.py) measures it

@@ -341,52 +341,20 @@ def _vmem(kind: str):
                                     data_regs):
             return
         # lane by lane: the reference behaviour (faults, page-crossing and overlapping accesses, d16 halves)
-        addrs = dict(zip(lane_list, a.tolist(), strict=True))
-        if kind == "load":
-            n = max(1, size // 4)
-            w.ensure_vgprs(vdst.register + n)
-            outs = [w.v[vdst.register + i].copy() for i in range(n)]
-            for ln, a in addrs.items():
-                data = _access(ctx, space, a, ln, size, policy=policy)
-                if size >= 4:
-                    for i in range(n):
-                        outs[i][ln] = struct.unpack_from("<I", data, 4 * i)[0]
-                else:
-                    val = int.from_bytes(data, "little", signed=signed)
-                    if d16:
-                        old = int(outs[0][ln])
-                        val &= 0xFFFF
-                        outs[0][ln] = ((old & 0xFFFF) | (val << 16)) if hi else ((old & 0xFFFF0000) | val)
-                    else:
-                        outs[0][ln] = val & M32
-            write_vector_multi(w, vdst, outs)
-        else:
-            regs = [read_vector(w, r) for r in data_regs]
-            for ln, a in addrs.items():
-                if size >= 4:
-                    data = b"".join(struct.pack("<I", int(r[ln])) for r in regs)
-                else:
-                    val = int(regs[0][ln]) >> (16 if hi else 0)
-                    data = (val & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
-                _access(ctx, space, a, ln, size, data)
+        def access(ln: int, addr: int, data: bytes | None = None):
+            if data is None:
+                return _access(ctx, space, addr, ln, size, policy=policy)
+            return _access(ctx, space, addr, ln, size, data)
+
+        _lane_by_lane(w, kind, dict(zip(lane_list, a.tolist(), strict=True)), access, vdst, size, signed, hi, d16,
+                      data_regs)
 
     return run
 
 
-def _foreign_scratch(ctx, w, kind, lane_list, a, foreign, vdst, size, signed, hi, d16, policy, data_regs) -> None:
-    """A gfx1250 flat load or store some of whose lanes name another lane's or another wave's scratch
-    (memory.scratch_lanes): those lanes read or write the owner's private memory, the others as usual."""
-    def access(ln: int, addr: int, data: bytes | None = None):
-        f = foreign.get(ln)
-        if f is None:
-            return _access(ctx, "flat", addr, ln, size, data, policy=policy)
-        owner, lane, off = f
-        if data is None:
-            return read_private(ctx.mem, owner, off, size, lane)
-        write_private(ctx.mem, owner, off, data, lane)
-        return None
-
-    addrs = dict(zip(lane_list, a.tolist(), strict=True))
+def _lane_by_lane(w, kind, addrs: dict, access, vdst, size, signed, hi, d16, data_regs) -> None:
+    """A load or store one lane at a time through `access(lane, address[, data])`: what the wave's registers
+    receive or give (dwords, sign/zero-extended sub-dword loads, d16 halves that keep the other half)."""
     if kind == "load":
         n = max(1, size // 4)
         w.ensure_vgprs(vdst.register + n)
@@ -414,6 +382,23 @@ def _foreign_scratch(ctx, w, kind, lane_list, a, foreign, vdst, size, signed, hi
             val = int(regs[0][ln]) >> (16 if hi else 0)
             data = (val & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
         access(ln, addr, data)
+
+
+def _foreign_scratch(ctx, w, kind, lane_list, a, foreign, vdst, size, signed, hi, d16, policy, data_regs) -> None:
+    """A gfx1250 flat load or store some of whose lanes name another lane's or another wave's scratch
+    (memory.scratch_lanes): those lanes read or write the owner's private memory, the others as usual."""
+    def access(ln: int, addr: int, data: bytes | None = None):
+        f = foreign.get(ln)
+        if f is None:
+            return _access(ctx, "flat", addr, ln, size, data, policy=policy)
+        owner, lane, off = f
+        if data is None:
+            return read_private(ctx.mem, owner, off, size, lane)
+        write_private(ctx.mem, owner, off, data, lane)
+        return None
+
+    _lane_by_lane(w, kind, dict(zip(lane_list, a.tolist(), strict=True)), access, vdst, size, signed, hi, d16,
+                  data_regs)
 
 
 # -- the quick path: whole-instruction accesses worked out on Python ints and byte strings ----------------------

@@ -28,7 +28,9 @@ import re
 from amddbg.errors import AmddbgError
 from amddbg.isa.model import OperandKind
 
-_GPR = {OperandKind.SGPR: "s", OperandKind.VGPR: "v", OperandKind.AGPR: "a"}
+# (TTMPs: GFX12 reads its workgroup ids from ttmp9/ttmp7, which user code cannot write: the core's value is the
+# value at entry)
+_GPR = {OperandKind.SGPR: "s", OperandKind.VGPR: "v", OperandKind.AGPR: "a", OperandKind.TTMP: "ttmp"}
 _SPECIAL = {"vcc": ("vcc_lo", "vcc_hi"), "vcc_lo": ("vcc_lo",), "vcc_hi": ("vcc_hi",), "exec": ("exec_lo", "exec_hi"),
             "exec_lo": ("exec_lo",), "exec_hi": ("exec_hi",), "m0": ("m0",), "scc": ("scc",)}
 _SCC_WRITERS = ("s_add_", "s_addc_", "s_sub_", "s_subb_", "s_and_", "s_or_", "s_xor_", "s_andn2_", "s_orn2_",
@@ -41,6 +43,9 @@ _SAVEEXEC_ALL = re.compile(r"^s_or_saveexec_b(32|64)$")
 
 def _keys(op) -> list[tuple]:
     """The 32-bit register names an operand covers: ("v", 3), ("s", 6), ("x", "vcc_lo"), ..."""
+    if op.kind is OperandKind.TTMP:  # the operand's register is the encoding (ttmp7 is 115): the name says which
+        m = re.match(r"ttmp\[?(\d+)", op.text.lower())
+        return [("ttmp", int(m[1]) + k) for k in range(op.count)] if m else []
     if op.kind in _GPR and op.register is not None:
         return [(_GPR[op.kind], op.register + k) for k in range(op.count)]
     if op.kind is OperandKind.SPECIAL:
@@ -725,7 +730,7 @@ def _alu(base: str, src, width: int):
         return s0()
     if base in ("s_mov_b64", "v_mov_b64", "v_pk_mov_b32", "v_lshlrev_b64", "v_lshl_add_u64", "s_lshl_b64",
                 "v_mad_u64_u32", "s_lshr_b64", "s_ashr_i64", "s_and_b64", "s_or_b64", "s_xor_b64", "s_add_u64",
-                "s_sub_u64") and width != 2:
+                "s_sub_u64", "s_add_nc_u64", "s_sub_nc_u64") and width != 2:
         return None
     if base in ("s_mov_b64", "v_mov_b64"):
         return s0(2)
@@ -781,12 +786,12 @@ def _alu(base: str, src, width: int):
         if base == "s_ashr_i64" and v >> 63:
             v -= 1 << 64
         return ((v << (n & 63)) if base == "s_lshl_b64" else (v >> (n & 63))) & ((1 << 64) - 1)
-    if base in ("s_and_b64", "s_or_b64", "s_xor_b64", "s_add_u64", "s_sub_u64"):
+    if base in ("s_and_b64", "s_or_b64", "s_xor_b64", "s_add_u64", "s_sub_u64", "s_add_nc_u64", "s_sub_nc_u64"):
         x, y = s0(2), s1(2)
         if need(x, y) is None:
             return None
         return {"s_and_b64": x & y, "s_or_b64": x | y, "s_xor_b64": x ^ y, "s_add_u64": x + y,
-                "s_sub_u64": x - y}[base] & ((1 << 64) - 1)
+                "s_sub_u64": x - y, "s_add_nc_u64": x + y, "s_sub_nc_u64": x - y}[base] & ((1 << 64) - 1)
     if base == "v_lshl_add_u64":
         v, n, c = s0(2), s1(), src(2, 2)
         return None if need(v, n, c) is None else ((v << (n & 7)) + c) & ((1 << 64) - 1)

@@ -42,16 +42,21 @@ def _layout(insn):
     return vregs[0], vregs[1], saddr
 
 
+def _global_addresses(w, insn, vaddr, saddr, size: int):
+    """Each lane's global address before the immediate offset, as GLOBAL addressing forms it: a 64-bit VGPR pair,
+    or a 32-bit VGPR offset (times the access size under scale_offset) plus a 64-bit SGPR base."""
+    if saddr is None:
+        return read_vector(w, vaddr, 64)
+    return read_vector(w, vaddr, 32).astype(np.uint64) * np.uint64(size if _scaled(insn) else 1) + np.uint64(
+        read_scalar(w, saddr, 64))
+
+
 def global_load_async_to_lds(ctx, insn):
     w = ctx.wave
     size = _SIZES[insn.mnemonic.rsplit("_", 1)[1]]
     lds_op, vaddr, saddr = _layout(insn)
     off = _immediate_offset(insn)
-    if saddr is not None:
-        a = read_vector(w, vaddr, 32).astype(np.uint64) * np.uint64(size if _scaled(insn) else 1) + np.uint64(
-            read_scalar(w, saddr, 64))
-    else:
-        a = read_vector(w, vaddr, 64)
+    a = _global_addresses(w, insn, vaddr, saddr, size)
     dsaddr = read_vector(w, lds_op, 32)
     policy = dict(insn.memory.cache_policy) if insn.memory else {}
     copies, srcs = [], {}
@@ -75,11 +80,7 @@ def global_store_async_from_lds(ctx, insn):
     size = _SIZES[insn.mnemonic.rsplit("_", 1)[1]]
     vaddr, lds_op, saddr = _layout(insn)
     off = _immediate_offset(insn)
-    if saddr is not None:
-        a = read_vector(w, vaddr, 32).astype(np.uint64) * np.uint64(size if _scaled(insn) else 1) + np.uint64(
-            read_scalar(w, saddr, 64))
-    else:
-        a = read_vector(w, vaddr, 64)
+    a = _global_addresses(w, insn, vaddr, saddr, size)
     dsaddr = read_vector(w, lds_op, 32)
     lds = ctx.machine.lds_of(w)
     copies, dsts = [], {}

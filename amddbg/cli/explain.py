@@ -42,7 +42,7 @@ HOST_FILE_NOTICE = "read from host file"
 
 
 def _default_budget() -> int:
-    from amddbg.replay.replay import DEFAULT_BUDGET
+    from amddbg.replay.budget import DEFAULT_BUDGET
 
     return DEFAULT_BUDGET
 

@@ -37,12 +37,9 @@ from dataclasses import dataclass, field
 from amddbg.emu.errors import MemoryViolation
 from amddbg.emu.memory import classify_flat
 from amddbg.errors import AmddbgError, UsageError
+from amddbg.replay.budget import DEFAULT_BUDGET
 from amddbg.replay.fromcore import CoreReplayState, machine_from_program
 from amddbg.replay.symmetry import SymmetryBroken, Tracker
-
-# Wave-instructions each replay of `amddbg explain` may run (the main replay, each seeded schedule, each what-if):
-# large enough for every shipped and scenario core (bench/explain.py prints what each needs); `--budget N`.
-DEFAULT_BUDGET = 1_000_000
 
 SCOPES = ("wavefront", "workgroup", "agent", "system")
 TYPES = {"u8": "<B", "i8": "<b", "u16": "<H", "i16": "<h", "u32": "<I", "i32": "<i", "u64": "<Q", "i64": "<q"}

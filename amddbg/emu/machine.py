@@ -38,6 +38,7 @@ from amddbg.emu.barriers import (
     WorkgroupBarriers,
     counters_for,
 )
+from amddbg.emu.blocks import build as build_block
 from amddbg.emu.errors import EmulatorError, MemoryViolation, ModeSwitch, Unsupported, WaveStop
 from amddbg.emu.gpr_index import IndexedPlans, index_mode
 from amddbg.emu.limits import check as check_budget
@@ -104,18 +105,22 @@ class StepEvent(NamedTuple):
 
 
 _new_tuple = tuple.__new__
+_UNBUILT = object()  # a block address not looked at yet (None: looked at, not straight)
 
 
 class _Code(dict):
-    """The decoded instructions by address; replacing one (replay's what-ifs) forgets its execution plan."""
+    """The decoded instructions by address; replacing one (replay's what-ifs) forgets its execution plan and every
+    straight-line block (blocks.py: one may run through it)."""
 
-    def __init__(self, plans: dict) -> None:
+    def __init__(self, plans: dict, blocks: dict) -> None:
         super().__init__()
         self._plans = plans
+        self._blocks = blocks
 
     def __setitem__(self, pc: int, insn) -> None:
         super().__setitem__(pc, insn)
         self._plans.pop(pc, None)
+        self._blocks.clear()
 
 
 _PLANS: dict[tuple[bool, bool], dict] = {(f, w64): {} for f in (False, True) for w64 in (False, True)}  # (fast, wave64)
@@ -284,7 +289,8 @@ class Machine:
         self.groups: list[Workgroup] = []
         self._plans: dict[int, tuple] = {}  # address -> `_plan`, filled as instructions first execute
         self.indexed_plans: dict[tuple, tuple] = {}  # GFX9 VGPR index mode: (address, index, mode) -> plan
-        self.instructions: dict[int, object] = _Code(self._plans)
+        self._blocks: dict[int, tuple | None] = {}  # address -> blocks.build, filled as the turn loop meets them
+        self.instructions: dict[int, object] = _Code(self._plans, self._blocks)
         self._ctx = Ctx(None, self)
         self.fast = True  # specialised closures for plain frequent instructions (semantics/fastpath.py)
         self.lanes = 64
@@ -751,6 +757,10 @@ class Machine:
         plan = self._plans[pc] = per_insn_cache(_PLANS[self.fast, self.lanes == 64], insn, self._make_plan)
         return plan
 
+    def _plan_at(self, pc: int) -> tuple | None:
+        """`_plan(pc)`, from the table when it was made before."""
+        return self._plans.get(pc) or self._plan(pc)
+
     def _make_plan(self, insn) -> tuple:
         """The plan of one instruction: a function of the instruction, the generation (fixed by the decoded code
         it belongs to) and the wave size, so it is kept with the instruction across machines. Its semantic
@@ -824,12 +834,51 @@ class Machine:
         or traps the wave counts, and so does a PC outside the code, which faults it. `visits` (PC -> count): the
         loop prover's first window counted here, for every instruction its hook would be shown except
         s_waitcnt (loopproof.Prover.hook, phase 1), without building the step events."""
-        plans = IndexedPlans(self, w) if index_mode(w) else self._plans
+        indexed = index_mode(w)
+        plans = IndexedPlans(self, w) if indexed else self._plans
         ctx = self._ctx  # one context, reset per instruction (semantics never keep it)
         ctx.wave = w
         issue = self._issue
+        # straight-line blocks (blocks.py) when nothing watches each instruction; GFX9 index mode renames operands
+        blocks = self._blocks if hook is None and not indexed else None
         done = 0
         while done < n and w.state == READY:
+            if blocks is not None:
+                pc = w.pc
+                blk = blocks.get(pc, _UNBUILT)
+                if blk is _UNBUILT:
+                    blk = blocks[pc] = build_block(self._plan_at, pc)
+                if blk is not None:
+                    calls, addrs, called = blk
+                    k = len(addrs) - 1
+                    room = n - done
+                    if k > room:  # the turn ends inside the block
+                        k = room
+                        calls = calls[:called[room]]
+                    try:
+                        for fn, insn, j in calls:  # noqa: B007  (j: read by the except clause)
+                            fn(ctx, insn)
+                    except (MemoryViolation, WaveStop) as exc:  # (the instructions before it completed)
+                        w.instructions += j
+                        self.clock += j
+                        done += j
+                        if visits is not None:
+                            for a in addrs[:j]:
+                                visits[a] = visits.get(a, 0) + 1
+                            if isinstance(exc, ModeSwitch) or (
+                                    not isinstance(exc, MemoryViolation) and exc.state == ENDED):
+                                visits[insn.address] = visits.get(insn.address, 0) + 1
+                        w.pc = insn.address
+                        self._raised(w, insn, exc, w.exec, [], None)
+                        return done + 1
+                    w.instructions += k
+                    self.clock += k
+                    done += k
+                    if visits is not None:
+                        for a in addrs[:k]:
+                            visits[a] = visits.get(a, 0) + 1
+                    w.pc = addrs[k]
+                    continue
             plan = plans.get(w.pc) or self._plan(w.pc)
             if plan is None:
                 self._stop(w, FAULTED, f"no instruction at {w.pc:#x} (the PC left the code object)")

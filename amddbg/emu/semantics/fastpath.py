@@ -20,6 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 from amddbg.emu.operands import M32, M64, read_scalar
+from amddbg.emu.semantics import fastint
 from amddbg.emu.semantics.salu import _LOGIC, _SAVEEXEC, set_exec_scc
 from amddbg.emu.semantics.valu import CARRY_IN, _split_once
 from amddbg.emu.wave import lane_bools
@@ -476,7 +477,7 @@ def _half16(op) -> tuple | None:
     return None
 
 
-def _b16(insn, base: str) -> Callable | None:
+def _b16(insn, base: str, generic: Callable) -> Callable | None:
     """GFX11+ true16 v_mov/and/or/xor_b16 between named VGPR halves and constants, without other modifiers: the
     16-bit value put into the destination's half, the other half kept (valu._src16/_dst16)."""
     if insn.encoding.endswith(("DPP", "SDWA", "DPP8")) or "op_sel" in insn.text or _NOT_PLAIN.search(
@@ -492,6 +493,9 @@ def _b16(insn, base: str) -> Callable | None:
     if dst is None or dst[0] != "v" or any(x is None for x in ss):
         return None
     d, dhi = dst[1], dst[2]
+    fast = fastint.half16(base, d, dhi, ss, generic)
+    if fast is not None:
+        return fast
     need = _need(d, *(x[1] for x in ss if x[0] == "v"))
     m16, sh = U32(0xFFFF), U32(16)
 
@@ -900,13 +904,13 @@ def _valu(insn, generic, lanes_name) -> Callable | None:
         a, b, c = (_vector_source(o) for o in srcs)
         if a is None or b is None or c is None:
             return None
-        return _vternop(dests[0].register, a, b, c, ternop)
+        return fastint.ternop(base, dests[0].register, a, b, c) or _vternop(dests[0].register, a, b, c, ternop)
     binop = _binop_of(generic)
     if binop is not None and len(dests) == 1 and dests[0].kind is VGPR and len(srcs) == 2:
         a, b = _vector_source(srcs[0]), _vector_source(srcs[1])
         if a is None or b is None:
             return None
-        return _vbinop(dests[0].register, a, b, binop)
+        return fastint.binop(base, dests[0].register, a, b) or _vbinop(dests[0].register, a, b, binop)
     return None
 
 
@@ -1424,7 +1428,7 @@ def compile_fast(insn, generic: Callable | None, lanes: int) -> Callable | None:
         if base in _FLOAT_OPS and not _plain(insn):
             return _float_negabs(insn, base, generic)
         if base in _B16:  # (the .l/.h halves its closure reads; other modifiers: none)
-            return _b16(insn, base)
+            return _b16(insn, base, generic)
         if base in _PACKED:  # (op_sel/op_sel_hi are dword choices its closure reads; other modifiers: none)
             return _valu(insn, generic, "vcc_lo" if lanes == 32 else "vcc")
         if _plain(insn) or (base == "v_pk_mov_b32" and _plain(insn, _OP_SEL.sub("", insn.text))):

@@ -49,6 +49,29 @@ def run_json(*a, **k) -> dict:
     return json.loads(r.stdout)
 
 
+# The buggy kernels' runs: each test of a hang or a race reads the --json document, and its twin explains the core
+# the same run wrote (one `amddbg run --json --core` per kernel and level, not one per test).
+BUGGY = {"cluster_skip": ("256", "64", "buf:i32:256"), "named_short": ("128", "128", "buf:i32:128"),
+         "async_race": ("128", "128", "buf:i32:128:iota", "buf:i32:128")}
+
+
+@pytest.fixture(scope="module")
+def buggy_run(tmp_path_factory):
+    """(opt, kernel) -> (the run's --json document, the core it wrote), each run once per module."""
+    done: dict = {}
+
+    def get(opt: str, kernel: str) -> tuple[dict, Path]:
+        if (opt, kernel) not in done:
+            core = tmp_path_factory.mktemp("buggy") / f"{kernel}-{opt}.gpu"
+            grid, block, *args = BUGGY[kernel]
+            r = run(obj(opt), kernel, grid, block, *args, extra=("--core", str(core)))
+            assert r.returncode == 0 and core.exists(), r.stderr
+            done[opt, kernel] = json.loads(r.stdout), core
+        return done[opt, kernel]
+
+    return get
+
+
 def test_metadata_has_the_cluster_shapes():
     notes = subprocess.run(["llvm-readelf-22", "--notes", str(obj("O2"))], capture_output=True, text=True,
                            check=True).stdout
@@ -114,8 +137,8 @@ def test_cluster_barrier_orders_the_clusters_workgroups(opt):
 
 
 @pytest.mark.parametrize("opt", OPTS)
-def test_cluster_barrier_a_workgroup_never_reaches_hangs(opt):
-    d = run_json(obj(opt), "cluster_skip", "256", "64", "buf:i32:256")
+def test_cluster_barrier_a_workgroup_never_reaches_hangs(opt, buggy_run):
+    d, _core = buggy_run(opt, "cluster_skip")
     assert d["status"] == "hang", d["reason"]
     assert "cluster (0, 0, 0): 4 wave(s) wait on barrier -3, 1 of 2 workgroup(s) arrived, not (1, 0, 0)" in d["reason"]
     assert "not (3, 0, 0)" in d["reason"]
@@ -125,8 +148,8 @@ def test_cluster_barrier_a_workgroup_never_reaches_hangs(opt):
 
 
 @pytest.mark.parametrize("opt", OPTS)
-def test_named_barrier_short_of_arrivals_hangs(opt):
-    d = run_json(obj(opt), "named_short", "128", "128", "buf:i32:128")
+def test_named_barrier_short_of_arrivals_hangs(opt, buggy_run):
+    d, _core = buggy_run(opt, "named_short")
     assert d["status"] == "hang", d["reason"]
     assert sorted(w["wave_in_group"] for w in d["waves"] if w["state"] == "at barrier") == [0, 1]
 
@@ -146,9 +169,9 @@ def test_async_stores_from_lds_land_when_waited_for(opt):
 
 
 @pytest.mark.parametrize("opt", OPTS)
-def test_async_copy_read_before_its_wait_is_a_race_that_shows(opt):
+def test_async_copy_read_before_its_wait_is_a_race_that_shows(opt, buggy_run):
     """No s_wait_asynccnt before the workgroup barrier: another wave's part of the tile still holds -1."""
-    d = run_json(obj(opt), "async_race", "128", "128", "buf:i32:128:iota", "buf:i32:128")
+    d, _core = buggy_run(opt, "async_race")
     assert d["status"] == "trap", d["reason"]
     assert "s_trap 2" in d["reason"]
     trapped = [w for w in d["waves"] if w["state"] == "trapped"]
@@ -170,10 +193,10 @@ def cored(tmp_path: Path, opt: str, kernel: str, grid: str, block: str, *args: s
 
 
 @pytest.mark.parametrize("opt", OPTS)
-def test_cluster_barrier_deadlock_is_cored_and_explained(opt, tmp_path):
+def test_cluster_barrier_deadlock_is_cored_and_explained(opt, buggy_run):
     """The core carries the waves (GFX12.5 save-area layout, core/arch.py Gfx125) with their cluster registers and
     the barrier objects (the `barrier_state` note); explain replays it and names the workgroups that never arrive."""
-    core = cored(tmp_path, opt, "cluster_skip", "256", "64", "buf:i32:256")
+    _doc, core = buggy_run(opt, "cluster_skip")
     info = subprocess.run([sys.executable, "-m", "amddbg", str(core), "-batch", "-ex", "info threads"],
                           capture_output=True, text=True, timeout=300)
     assert info.returncode == 0, info.stderr
@@ -196,20 +219,21 @@ def test_cluster_barrier_deadlock_is_cored_and_explained(opt, tmp_path):
 
 
 @pytest.mark.parametrize("opt", OPTS)
-def test_named_barrier_deadlock_is_cored_and_explained(opt, tmp_path):
-    doc = explain_json(cored(tmp_path, opt, "named_short", "128", "128", "buf:i32:128"))
+def test_named_barrier_deadlock_is_cored_and_explained(opt, buggy_run):
+    _run_doc, core = buggy_run(opt, "named_short")
+    doc = explain_json(core)
     assert doc["verdict"] == "hang", doc
     f = next(f for f in doc["findings"] if f["kind"] == "barrier_deadlock")
     assert "barrier 1 expects 3 arrivals and has 2 (waves 0, 1); waves 0, 1 wait on it" in f["summary"], f
-    bars = subprocess.run([sys.executable, "-m", "amddbg", str(tmp_path / f"named_short-{opt}.gpu"), "-batch", "-ex",
-                           "info barriers"], capture_output=True, text=True, timeout=300)
+    bars = subprocess.run([sys.executable, "-m", "amddbg", str(core), "-batch", "-ex", "info barriers"],
+                          capture_output=True, text=True, timeout=300)
     assert bars.stdout.splitlines()[0] == ("workgroup (0, 0, 0): named barrier 1 (or the one the wave joined last); "
                                            "waiting: thread 1, thread 2"), bars.stdout
 
 
 @pytest.mark.parametrize("opt", OPTS)
-def test_async_race_is_cored_and_explained(opt, tmp_path):
-    doc = explain_json(cored(tmp_path, opt, "async_race", "128", "128", "buf:i32:128:iota", "buf:i32:128"))
+def test_async_race_is_cored_and_explained(opt, buggy_run):
+    doc = explain_json(buggy_run(opt, "async_race")[1])
     assert doc["verdict"] == "trap", doc
     f = next(f for f in doc["findings"] if f["kind"] == "trap")
     assert f["locations"][0]["line"] == line_of("__builtin_trap()"), f

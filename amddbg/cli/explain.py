@@ -1,5 +1,7 @@
-"""`amddbg explain CORE... [--dispatch ID] [--json] [--assume ...] [--budget N]`: why the waves of a core cannot
-move. `--budget N` caps each replay at N wave-instructions (never seconds: the verdict must not depend on load).
+"""`amddbg explain CORE... [--dispatch ID] [--json] [--assume ...] [--budget N] [--no-symmetry]`: why the waves of
+a core cannot move. `--budget N` caps each replay at N wave-instructions (never seconds: the verdict must not
+depend on load). `--no-symmetry` replays every wave (no replay by symmetry: the reference its answers are checked
+against, and a way around a symmetry proof one doubts).
 
 Exit codes for CI triage: 0 no hang found (or unknown), 3 hang, 4 fault or trap.
 
@@ -29,6 +31,9 @@ def add_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=_positive, metavar="N",
                    help=f"wave-instructions each replay may run (default {_default_budget()}; the verdict never "
                         "depends on time)")
+    p.add_argument("--no-symmetry", action="store_true",
+                   help="replay every wave of the dispatch (default: one workgroup per class of workgroups in the "
+                        "same state, the others proven to follow it: docs/explain.md)")
     p.add_argument("--sysroot", metavar="DIR")
     p.add_argument("--solib-search-path", metavar="PATH")
     p.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
@@ -110,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
     for files in groups:
         prog = amddbg.open(files, sysroot=args.sysroot, solib_search_path=args.solib_search_path)
         try:
-            exp = explain_program(prog, dispatch=args.dispatch, assume=assume, budget=args.budget)
+            exp = explain_program(prog, dispatch=args.dispatch, assume=assume, budget=args.budget,
+                                  symmetry=not args.no_symmetry)
             host_notes += [w for w in prog.warnings if (HOST_FILE_NOTICE in w or NOT_A_PAIR in w)
                            and w not in host_notes]
             doc = exp.to_json()

@@ -38,7 +38,7 @@ from amddbg.replay.polls import seen_writers
 from amddbg.replay.replay import DEFAULT_BUDGET, Assumption, replay
 from amddbg.replay.scopes import consistent_scope, widest_row
 from amddbg.replay.static import static_explanation
-from amddbg.replay.where import place, trap_pc, wave_doc, wave_location, who
+from amddbg.replay.where import place, trap_pc, wave_doc, wave_list, wave_location, who
 from amddbg.session.threads import WaveState
 
 NARROW = ("wavefront", "workgroup")
@@ -83,6 +83,11 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     info.update(wave_instructions=r.total_instructions, status=r.status, reason=r.reason)
     if r.symmetry:
         info["symmetry"] = r.symmetry
+    if r.followed:  # (popped by _done: which waves each finding names were proven by symmetry)
+        info["_followed"] = r.followed
+        info["symmetry_waves"] = {"replayed": len(r.state.threads) - len(r.followed), "followed": len(r.followed),
+                                  "followed_threads": wave_list(sorted(r.followed)),
+                                  "member_instructions": r.member_instructions}
     misuse = _misuse_findings(program, r)
     static.findings += misuse
     nv, pins = (_not_visible(program, spinners, r, dispatch, budget, info, symmetry)
@@ -308,11 +313,24 @@ def _mark_proven(findings: list) -> None:
 
 def _done(exp: Explanation, info: dict, t0: float) -> Explanation:
     exp.findings = group_barriers(merge_cycles(exp.findings))
+    followed = info.pop("_followed", None)
+    if followed:
+        _attribute(exp.findings, followed)
     if info.get("symmetry") and "method" in info:
         info["method"] += "; " + info["symmetry"]
     info["seconds"] = round(time.perf_counter() - t0, 4)
     exp.replay = info
     return exp
+
+
+def _attribute(findings: list, followed: dict) -> None:
+    """Each finding that names waves a replay by symmetry did not run says so: how many of its waves replay ran,
+    how many follow their class's representative (JSON `by_symmetry`, a line under the summary in text)."""
+    for f in findings:
+        threads = [w.get("thread") for w in f.waves if isinstance(w, dict)]
+        mine = sorted(t for t in threads if t in followed)
+        if mine:
+            f.by_symmetry = {"replayed": len(threads) - len(mine), "followed": len(mine), "threads": wave_list(mine)}
 
 
 def _explain_replayed(r, dispatch) -> Explanation:

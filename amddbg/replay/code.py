@@ -215,12 +215,18 @@ def pointer_arguments(program, t) -> list:
     d = t.dispatch
     if d is None or d.kernarg_address is None:
         return []
+    kernel = program.dispatch_kernel(d, t.pc)
+    # the same for every wave of a dispatch running one kernel: found once (10,000 waves each unwound for it cost
+    # seconds), kept only when found (a wave whose frames cannot be read does not decide for the others)
+    cache = program.__dict__.setdefault("_pointer_arguments", {})
+    key = (d.kernarg_address, id(kernel)) if kernel is not None else None
+    if key is not None and key in cache:
+        return list(cache[key][1])
     try:
         frames = t.frames()
         params = [a for a in frames[-1].arguments()] if frames else []
     except AmddbgError:
         return []
-    kernel = program.dispatch_kernel(d, t.pc)
     args = [a for a in (getattr(kernel.metadata, "args", ()) if kernel is not None else ())
             if not str(a.value_kind).startswith("hidden")]
     out = []
@@ -232,6 +238,8 @@ def pointer_arguments(program, t) -> list:
                                                   "little")))
         except AmddbgError:
             continue
+    if key is not None and out:
+        cache[key] = (kernel, out)  # (the kernel held: its id stays its own)
     return out
 
 

@@ -26,11 +26,17 @@ class Finding:
     waves: list = field(default_factory=list)
     locations: list = field(default_factory=list)
     details: dict = field(default_factory=dict)
+    # replay by symmetry: how many of `waves` replay ran and how many follow their class's representative
+    # ({"replayed": n, "followed": m, "threads": "2-16, 18-..."}); None when every wave was replayed
+    by_symmetry: dict | None = None
 
     def to_json(self) -> dict:
         locations = [{k: v for k, v in loc.items() if not k.startswith("_")} for loc in self.locations]
-        return {"kind": self.kind, "cause": self.cause, "summary": self.summary, "waves": self.waves,
-                "locations": locations, "details": self.details}
+        doc = {"kind": self.kind, "cause": self.cause, "summary": self.summary, "waves": self.waves,
+               "locations": locations, "details": self.details}
+        if self.by_symmetry is not None:
+            doc["by_symmetry"] = self.by_symmetry
+        return doc
 
 
 @dataclass

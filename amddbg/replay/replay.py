@@ -99,6 +99,8 @@ class ReplayResult:
     symmetry: str = ""  # how symmetry was used ("" when the dispatch was replayed whole at once)
     symmetry_broken: str | None = None  # why a replay by symmetry does not stand for the whole dispatch
     attempted: int = 0  # wave-instructions of a replay by symmetry that did not stand (then the whole was replayed)
+    followed: dict = field(default_factory=dict)  # member core thread -> its representative's (proven by symmetry)
+    member_instructions: int = 0  # instructions run for members on what differs (symvalues), not wave-instructions
 
     @property
     def total_instructions(self) -> int:
@@ -284,7 +286,9 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
     tracker = None
     if plan is not None:
         tracker = Tracker({by_number[n]: copy.deepcopy(d) for n, d in plan.dirty.items() if n in by_number},
-                          {by_number[n]: ts for n, ts in plan.members.items() if n in by_number}, m.memory)
+                          {by_number[n]: ts for n, ts in plan.members.items() if n in by_number}, m.memory, m)
+        if tracker.dirty:
+            tracker.attach(m)  # members run the arithmetic on what differs (symvalues)
     track = tracker.step if tracker is not None and tracker.dirty else None
     observe = tracker.observe if track is not None else None
 
@@ -375,6 +379,7 @@ def _extend_to_members(r: ReplayResult, plan, by_number: dict, tracker=None) -> 
         mine = {pc: addrs for (x, pc), addrs in own.items() if x is w}
         for i, t in enumerate(members):
             r.state.threads[MemberWave(w, tuple(t.workgroup), t.wave_in_group)] = t
+            r.followed[t.number] = rep_num
             n += 1
             for d in (r.left, r.loads, r.lds_loads):
                 if rep_num in d:
@@ -400,8 +405,17 @@ def _extend_to_members(r: ReplayResult, plan, by_number: dict, tracker=None) -> 
         want = (WAITING_BARRIER,) if "barrier" in m.group(3) else (READY, SLEEPING, WAITING_COUNTERS)
         total = sum(1 for w in r.state.threads if w.state in want)
         r.reason = f"{m.group(1)}{total} wave(s){m.group(3)}"
+    computed = tracker.values.executed if tracker is not None else 0
+    r.member_instructions = computed
+    if computed:
+        how = (f"computed what differs between them from their own values ({computed} member-instructions of "
+               "arithmetic, on which no branch, EXEC or load address depends)"
+               + (", and stored only where no wave reads" if own else
+                  ", and stored only the same bytes to the same addresses as they do"))
+    else:
+        how = ("read no register they hold differently"
+               + (" but for its stores' addresses, and stored only where no wave reads" if own else
+                  " and stored only the same bytes to the same addresses as they do"))
     r.symmetry = (f"by symmetry: replayed {len(plan.groups)} of {plan.workgroups} workgroups (one per class of "
                   f"workgroups in the same state); the other {n} wave(s) follow their class's representative, which "
-                  "read no register they hold differently"
-                  + (" but for its stores' addresses, and stored only where no wave reads" if own else
-                     " and stored only the same bytes to the same addresses as they do"))
+                  + how)

@@ -67,6 +67,7 @@ class _Dirty:
     vgprs: dict = field(default_factory=dict)  # row -> lane mask
     acc: dict = field(default_factory=dict)
     ttmps: bool = False
+    special: set = field(default_factory=set)  # of "vcc", "scc", "m0": computed in the replay from what differs
 
 
 class MemberWave:
@@ -187,17 +188,73 @@ class Tracker:
     be mapped global memory, and, checked after the replay (`stores_unread`), must be words no replayed wave
     reads. Then the members' stores change nothing any wave sees, and the replay's answer stands for them."""
 
-    def __init__(self, dirty_by_wave: dict, members_by_wave: dict | None = None, memory=None) -> None:
+    def __init__(self, dirty_by_wave: dict, members_by_wave: dict | None = None, memory=None, machine=None) -> None:
+        from amddbg.replay.symvalues import MemberValues
+
         self.dirty = dirty_by_wave  # emulator Wave -> _Dirty (its own copy: writes clean registers)
         self.members = members_by_wave or {}  # emulator Wave -> [member core threads]
         self.memory = memory  # the replay's GlobalMemory (are the members' addresses mapped?)
+        self.values = MemberValues(machine, self.members)  # each member's values of what differs
+        self.pending: dict = {}  # emulator Wave -> symvalues.Pending (the members' run of the current instruction)
         self.broken: str | None = None
         self._shapes: dict = {}  # pc -> what the instruction reads and writes (decoded once per PC)
         self.read_words: set = set()  # global words any replayed wave loaded (or read by an atomic)
-        self.member_words: list = []  # arrays of the global words members store to
+        self.member_words: list = []  # (first word, last word) arrays of the members' global stores
         self.member_stores: dict = {}  # (emulator Wave, pc) -> each member's first active lane's store address
         self._store_cache: dict = {}
-        self._member_regs: dict = {}  # (wave, kind, row) -> member values (members x lanes, or members)
+
+    def attach(self, machine) -> None:
+        """Run `pre` before every instruction the machine executes (its plans' semantic functions wrapped): the
+        members' run of an instruction needs the representative's registers as they are before it."""
+        orig = machine._plan
+        pre = self.pre
+
+        def plan_with_pre(pc: int):
+            p = orig(pc)
+            if p is None:
+                return None
+            insn, fn, fallthrough, counters = p
+
+            def run(ctx, insn, fn=fn) -> None:
+                pre(ctx.wave, insn, fn)
+                fn(ctx, insn)
+
+            p = machine._plans[pc] = (insn, run, fallthrough, counters)
+            return p
+
+        machine._plan = plan_with_pre
+        machine._plans.clear()
+
+    def pre(self, w, insn, fn) -> None:
+        """Before `w` executes `insn`: when it is arithmetic that reads a value some member holds differently (or
+        VCC/SCC/M0 differ), run it for every member too (symvalues); `step` then sees what differs after it."""
+        d = self.dirty.get(w)
+        if d is None or self.broken is not None or not (d.sgprs or d.vgprs or d.ttmps or d.special):
+            return
+        shape = self._shape_of(insn)
+        if not shape[6]:
+            return
+        if not d.special and _dirty_read(d, shape, w.exec) is None:
+            return
+        from amddbg.emu.gpr_index import index_mode
+        from amddbg.replay.symvalues import Pending
+
+        if index_mode(w):
+            p = Pending(insn.address)
+            p.broken = "reads a value that differs between the waves of its class in VGPR index mode"
+        else:
+            try:
+                p = self.values.run(w, insn, fn, d, shape[7])
+            except (LookupError, ValueError) as exc:
+                p = Pending(insn.address)
+                p.broken = f"reads a value a member's core does not give ({exc})"
+        self.pending[w] = p
+
+    def _shape_of(self, insn) -> tuple:
+        shape = self._shapes.get(insn.address)
+        if shape is None or shape[0] is not insn:
+            shape = self._shapes[insn.address] = (insn, _shape(insn))
+        return shape[1]
 
     def observe(self, ev) -> None:
         """Every wave's global reads (the words members' own stores must not reach)."""
@@ -214,24 +271,30 @@ class Tracker:
         insn = ev.instruction
         if insn is None:
             return
-        shape = self._shapes.get(ev.pc)
-        if shape is None or shape[0] is not insn:
-            shape = self._shapes[ev.pc] = (insn, _shape(insn))
-        why = _check(d, insn, shape[1], ev, self)
+        p = self.pending.pop(ev.wave, None) if self.pending else None
+        if p is not None and p.pc == ev.pc:  # the members ran it too: what differs now
+            why = self.values.apply(ev.wave, d, p)
+        else:
+            why = _check(d, insn, self._shape_of(insn), ev, self)
         if why:
             self.broken = f"{insn.text.strip()} at {ev.pc:#x} {why}"
             raise SymmetryBroken(self.broken)  # no need to run on: the whole dispatch is replayed instead
 
     def stores_unread(self) -> str | None:
-        """After the replay: None when no member's store reaches a word some replayed wave read, else why not."""
-        if not self.member_words:
+        """After the replay: None when no member's store reaches a word some replayed wave read, else why not.
+        (The replayed waves read few words; the members store to many: each member store's first and last word
+        is looked up among the sorted read words, with no set of the members' words ever built.)"""
+        if not self.member_words or not self.read_words:
             return None
-        words = np.unique(np.concatenate(self.member_words))
-        read = np.fromiter(self.read_words, dtype=np.uint64, count=len(self.read_words))
-        hit = np.intersect1d(words, read)
-        if hit.size:
-            return (f"stores to global memory at {int(hit[0]) * 4:#x}, where a member of its class stores and a "
-                    "replayed wave reads")
+        read = np.sort(np.fromiter(self.read_words, dtype=np.uint64, count=len(self.read_words)))
+        for first, last in self.member_words:
+            lo = np.searchsorted(read, first, side="left")
+            hi = np.searchsorted(read, last, side="right")
+            hit = np.flatnonzero(hi > lo)
+            if hit.size:
+                word = int(read[lo[hit[0]]])
+                return (f"stores to global memory at {word * 4:#x}, where a member of its class stores and a "
+                        "replayed wave reads")
         return None
 
     def member_addresses(self, d: _Dirty, insn, shape: tuple, ev, op) -> str | None:
@@ -246,15 +309,18 @@ class Tracker:
         if not members:
             return None
         lanes = sorted(op.addresses)
-        key = (w, ev.pc, tuple(lanes), tuple(op.addresses[ln] for ln in lanes),
+        key = (w, ev.pc, tuple(lanes), tuple(op.addresses[ln] for ln in lanes), self.values.version.get(w, 0),
                tuple((k, lo, hi, _dirty_sig(d, k, lo, hi)) for k, lo, hi, *_t in addr_ops))
         got = self._store_cache.get(key)
         if got is None:
             try:
+                self.values.load(w, d)
                 rep_base = self._base(w, addr_ops, None, lanes, d)
                 bases = self._base(w, addr_ops, members, lanes, d)
             except _Unknown as exc:
                 got = str(exc)
+            except (LookupError, ValueError) as exc:
+                got = f"stores through a register a member's core does not give ({exc})"
             else:
                 rep_addr = np.array([op.addresses[ln] for ln in lanes], dtype=np.uint64)
                 addrs = rep_addr[None, :] + (bases - rep_base[None, :])  # (uint64: wraps as the hardware adds)
@@ -262,26 +328,31 @@ class Tracker:
                 got = self._accept(addrs, size, op.space, PAGE, classify_flat)
                 if not isinstance(got, str):
                     self.member_stores[(w, ev.pc)] = addrs[:, 0].tolist()
+                    self.member_words.append(got)  # (once per distinct store: a loop repeats it)
             self._store_cache[key] = got
         if isinstance(got, str):
             return got
-        self.member_words.append(got)
         return None
 
     def _accept(self, addrs: np.ndarray, size: int, space: str, page: int, classify):
-        flat = np.unique(addrs.ravel())
+        """The members' store addresses, checked: global memory, mapped (else that member would fault). Returns
+        (first word, last word) arrays of the stores, or why not."""
+        flat = addrs.ravel()
         if space == "generic":
-            for a in flat.tolist():
+            for a in np.unique(flat).tolist():
                 if classify(int(a))[0] != "global":
                     return "stores through a flat address that is not global memory for a member of its class"
         pages = self.memory.pages if self.memory is not None else None
-        if pages is not None:
-            for pg in np.unique(np.concatenate([flat // page, (flat + size - 1) // page])).tolist():
-                if pages.get(int(pg)) is None:
-                    return (f"stores where a member of its class would fault ({int(pg) * page:#x} is not mapped "
-                            "memory)")
-        words = [flat // 4 + k for k in range((size + 3) // 4 + 1)]
-        return np.unique(np.concatenate(words)).astype(np.uint64)
+        if pages is not None and flat.size:
+            lo, hi = int(flat.min()) // page, (int(flat.max()) + size - 1) // page
+            # every page of the range mapped (the common case: one buffer) or, else, each page a store touches
+            if hi - lo > 4096 or any(pages.get(pg) is None for pg in range(lo, hi + 1)):
+                for pg in np.unique(np.concatenate([flat // page, (flat + size - 1) // page])).tolist():
+                    if pages.get(int(pg)) is None:
+                        return (f"stores where a member of its class would fault ({int(pg) * page:#x} is not "
+                                "mapped memory)")
+        return (flat // np.uint64(4)).astype(np.uint64), ((flat + np.uint64(size - 1)) // np.uint64(4)).astype(
+            np.uint64)
 
     def _regs_of(self, w, kind, lo: int, hi: int, members, lanes, d: _Dirty) -> np.ndarray:
         """Register values as the member(s) hold them now: rows lo..hi-1, (members x rows x lanes) for VGPRs or
@@ -293,11 +364,7 @@ class Tracker:
             out = np.repeat(rep[None, :], len(members), axis=0)
             for j, r in enumerate(range(lo, hi)):
                 if r in d.sgprs:
-                    col = self._member_regs.get((w, "s", r))
-                    if col is None:
-                        col = self._member_regs[(w, "s", r)] = np.array(
-                            [int(np.asarray(t.wave.sgprs, dtype=np.uint32)[r]) for t in members], dtype=np.uint64)
-                    out[:, j] = col
+                    out[:, j] = self.values.sgpr(w, r)
             return out
         if kind is OperandKind.VGPR:
             rep = np.array([[int(w.v[r][ln]) for ln in lanes] for r in range(lo, hi)], dtype=np.uint64)
@@ -309,16 +376,8 @@ class Tracker:
                 cols = [i for i, ln in enumerate(lanes) if mask >> ln & 1]
                 if not cols:
                     continue
-                rows = self._member_regs.get((w, "v", r))
-                if rows is None:
-                    rows = []
-                    for t in members:
-                        vec = _vector(t, "vgprs")
-                        if vec is None or r >= vec.shape[0]:
-                            raise _Unknown("stores through a register a member's core does not hold")
-                        rows.append(vec[r])
-                    rows = self._member_regs[(w, "v", r)] = np.array(rows, dtype=np.uint64)
-                out[:, j, cols] = rows[:, [lanes[i] for i in cols]]
+                rows = self.values.vgpr(w, r)
+                out[:, j, cols] = rows[:, [lanes[i] for i in cols]].astype(np.uint64)
             return out
         raise _Unknown("stores through an address register of a kind the symmetry argument does not follow")
 
@@ -367,15 +426,17 @@ def _shape(insn) -> tuple:
     cross = any(k in name for k in CROSS_LANE) or "quad_perm" in insn.text or "row_" in insn.text
     # a plain vector store to global memory: its reads are vaddr, vdata[, saddr] in that order
     store_addr = frozenset(i for i in range(len(reads)) if i != 1) if name.startswith(STORES) and reads else None
-    return name.startswith(WAVE_DEPENDENT), cross, reads, writes, partial, store_addr
+    from amddbg.replay.symvalues import followable
+
+    # arithmetic the members can run too (symvalues), and the VGPR rows it names (read or written)
+    follow = followable(insn) and not name.startswith(WAVE_DEPENDENT)
+    rows = frozenset(r for k, lo, hi, *_t in reads + writes if k is OperandKind.VGPR for r in range(lo, hi))
+    return name.startswith(WAVE_DEPENDENT), cross, reads, writes, partial, store_addr, follow, rows
 
 
-def _check(d: _Dirty, insn, shape: tuple, ev, tracker: Tracker | None = None) -> str | None:
-    dependent, cross, reads, writes, partial, store_addr = shape
-    if dependent:
-        return "gives each wave its own value"
-    exec_ = ev.exec_before
-    addr_differs = data_differs = False
+def _dirty_reads(d: _Dirty, shape: tuple, exec_: int):
+    """(index into reads, why) for each register the instruction reads that some member holds differently."""
+    cross, reads = shape[1], shape[2]
     for i, (kind, lo, hi, *_text) in enumerate(reads):
         why = None
         if kind is OperandKind.SGPR:
@@ -392,8 +453,62 @@ def _check(d: _Dirty, insn, shape: tuple, ev, tracker: Tracker | None = None) ->
                         break
         elif kind is OperandKind.TTMP and d.ttmps:
             why = "reads a trap temporary, which differs between the waves of its class"
-        if why is None:
-            continue
+        if why is not None:
+            yield i, why
+
+
+def _dirty_read(d: _Dirty, shape: tuple, exec_: int) -> str | None:
+    """Why the instruction must be run for the members too (symvalues): it reads a register some member holds
+    differently, or writes one only in part (a dirty destination counts: v_fmac, v_writelane, EXEC-masked lanes,
+    v_swap's second operand)."""
+    for _i, why in _dirty_reads(d, shape, exec_):
+        return why
+    for kind, lo, hi, *_text in shape[3]:
+        if kind is OperandKind.SGPR and d.sgprs and not d.sgprs.isdisjoint(range(lo, hi)):
+            return "writes part of a register that differs"
+        if kind is OperandKind.VGPR and d.vgprs and any(r in d.vgprs for r in range(lo, hi)):
+            return "writes part of a register that differs"
+        if kind is OperandKind.TTMP and d.ttmps:
+            return "writes a trap temporary"
+    return None
+
+
+_SPECIAL_OK = ("s_waitcnt", "s_wait_", "s_nop", "s_delay_alu", "s_clause", "s_branch", "s_cbranch_exec",
+               "s_endpgm", "s_sleep", "s_barrier", "s_inst_prefetch", "s_set_inst_prefetch")
+
+
+def _special_read(d: _Dirty, insn) -> str | None:
+    """A VCC, SCC or M0 the members computed differently, read by an instruction they do not run (a branch, a
+    memory instruction that takes M0): the members would not do what the representative does."""
+    name = insn.mnemonic
+    if "scc" in d.special and name.startswith("s_cbranch_scc"):
+        return "branches on SCC, which differs between the waves of its class"
+    if "vcc" in d.special and (name.startswith("s_cbranch_vcc") or any(
+            o.kind is OperandKind.SPECIAL and o.text.startswith("vcc") for o in insn.operands)):
+        return "reads VCC, which differs between the waves of its class"
+    if "m0" in d.special and not name.startswith(_SPECIAL_OK):
+        return "runs with an M0 that differs between the waves of its class"
+    if d.special and not name.startswith(_SPECIAL_OK) and insn.memory is None and insn.encoding in (
+            "SOPP", "SOP1", "SOPK"):
+        return "runs a scalar control instruction while VCC or SCC differ between the waves of its class"
+    return None
+
+
+def _check(d: _Dirty, insn, shape: tuple, ev, tracker: Tracker | None = None) -> str | None:
+    """The instruction ran for the representative only: does it break the argument? Else forget the registers
+    it overwrote with what every member computes alike."""
+    dependent, cross, reads, writes, partial, store_addr = shape[:6]
+    if dependent:
+        return "gives each wave its own value"
+    if d.special:
+        why = _special_read(d, insn)
+        if why:
+            return why
+        if shape[6]:  # (arithmetic while VCC/SCC/M0 differ is run for the members: `pre` did not)
+            return "computes from VCC, SCC or M0, which differ between the waves of its class"
+    exec_ = ev.exec_before
+    addr_differs = data_differs = False
+    for i, why in _dirty_reads(d, shape, exec_):
         if store_addr is None or tracker is None:
             return why
         if i in store_addr:
@@ -429,12 +544,15 @@ def _check(d: _Dirty, insn, shape: tuple, ev, tracker: Tracker | None = None) ->
         return None
     # the registers it writes now hold what every member computes the same way (not a partial or conditional
     # write: the rest of the register keeps what it held)
+    values = tracker.values if tracker is not None else None
     for kind, lo, hi, text in writes:
         if text.endswith((".h", ".l")):
             continue
         if kind is OperandKind.SGPR:
             if d.sgprs:
                 d.sgprs.difference_update(range(lo, hi))
+                if values is not None:
+                    values.forget_sgprs(ev.wave, range(lo, hi))
         elif kind is OperandKind.VGPR or kind is OperandKind.AGPR:
             rows = d.vgprs if kind is OperandKind.VGPR else d.acc
             for r in range(lo, hi):
@@ -442,4 +560,8 @@ def _check(d: _Dirty, insn, shape: tuple, ev, tracker: Tracker | None = None) ->
                     rows[r] &= ~exec_
                     if not rows[r]:
                         del rows[r]
+                        if values is not None and kind is OperandKind.VGPR:
+                            values.forget_vgpr(ev.wave, r)
+        elif kind is OperandKind.TTMP and d.ttmps:
+            return "writes a trap temporary, which differs between the waves of its class"
     return None

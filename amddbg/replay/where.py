@@ -364,6 +364,11 @@ def text_lines(explanation) -> list[str]:
     out = [f"verdict: {explanation.verdict}"]
     for f in explanation.findings:
         out.append(f"- {f.kind} ({f.cause}): {safe(f.summary)}")
+        sym = getattr(f, "by_symmetry", None)
+        if sym:
+            n = sym["replayed"] + sym["followed"]
+            out.append(f"    ({n} wave{'s' if n != 1 else ''}: {sym['replayed']} replayed, the rest by symmetry: "
+                       f"threads {sym['threads']} follow their class's representative)")
         for loc in f.locations:
             where = f"{loc['file']}:{loc['line']}" if loc.get("file") else loc.get("pc")
             if "inlined_from" in loc:

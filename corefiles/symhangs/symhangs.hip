@@ -2,7 +2,8 @@
 // symmetry for classes that write global memory). alive_poll: each work-item marks its own word (the address
 // comes from its global id, computed before the loop); waiting_poll: every wave stores the same value to one
 // shared word; reader_poll: like alive_poll, but every wave also reads the word work-item `watched` marks (when a
-// member's store is read: the symmetry argument must not stand, and the whole dispatch is replayed).
+// member's store is read: the symmetry argument must not stand, and the whole dispatch is replayed); stride_poll,
+// mod3_poll, neighbour_poll: cores caught before the waves computed their store address (below).
 // Built by build.py (corefiles/oracle/build.py's 24 configurations); SYMHANGS_WAVE is the wave size.
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -28,5 +29,34 @@ __global__ void reader_poll(int *go, int *alive, int watched) {
   while (poll(go) == 0) {
     __hip_atomic_store(&alive[g], 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
     if (poll(&alive[watched]) == 2) break;
+  }
+}
+
+// stride_poll: the address and the stored value both come from the workgroup id, computed in the loop after a
+// multiply by a kernel argument (a core taken before the first store: replay computes every member's address).
+__global__ void stride_poll(int *go, int *out, unsigned stride) {
+  unsigned g = group_x();
+  while (poll(go) == 0)
+    __hip_atomic_store(&out[(g * block_x() + tid_x()) * stride + 1], (int)g, __ATOMIC_RELAXED,
+                       __HIP_MEMORY_SCOPE_AGENT);
+}
+
+// mod3_poll: only workgroups whose id is 1 modulo 3 mark their word: a branch on the workgroup id (a class's
+// workgroups share their id modulo the emulator's cache period, a power of two, not modulo 3: its members would not
+// all take the representative's path, and the whole dispatch is replayed, with the same answer).
+__global__ void mod3_poll(int *go, int *alive) {
+  unsigned g = group_x() * block_x() + tid_x();
+  while (poll(go) == 0)
+    if (group_x() % 3 == 1)
+      __hip_atomic_store(&alive[g], 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+
+// neighbour_poll: each work-item marks its own word and polls its right neighbour's (in the next workgroup for the
+// last lane): the members' computed stores are read by other waves, so the argument must not stand.
+__global__ void neighbour_poll(int *go, int *alive) {
+  unsigned g = group_x() * block_x() + tid_x();
+  while (poll(go) == 0) {
+    __hip_atomic_store(&alive[g], 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+    if (poll(&alive[g + 1]) == 2) break;
   }
 }

@@ -32,6 +32,13 @@ def _core(tmp_path, target: str, kernel: str, groups: int, block: int, args: lis
     return str(out)
 
 
+def _plain(findings) -> list:
+    """Findings as JSON without `by_symmetry` (which waves a replay by symmetry did not run: the one difference a
+    replay by symmetry may make to a finding)."""
+    docs = [f if isinstance(f, dict) else f.to_json() for f in findings]
+    return [{k: v for k, v in d.items() if k != "by_symmetry"} for d in docs]
+
+
 def _explain_json(core: str) -> dict:
     p = subprocess.run([sys.executable, "-m", "amddbg", "explain", core, "--json"], capture_output=True, text=True,
                        env=ENV, cwd=str(ROOT), timeout=600)
@@ -53,7 +60,7 @@ def test_spin_wait_of_many_workgroups_by_symmetry(tmp_path, target):
     assert f"the machine state repeats: {waves} wave(s) spin" in method  # every wave counted, not the replayed
     full = explain_core(core, symmetry=False)
     assert "by symmetry" not in full.replay["method"]
-    assert [x.to_json() for x in full.findings] == doc["findings"]
+    assert _plain(full.findings) == _plain(doc["findings"])
     assert full.verdict == doc["verdict"]
     assert doc["replay"]["status"] == "hang"  # (replaying every wave may not prove it within the budget)
 
@@ -65,7 +72,7 @@ def test_barrier_deadlock_of_many_workgroups_by_symmetry(tmp_path, target):
     full = explain_core(core, symmetry=False)
     assert sym.verdict == full.verdict == "hang"
     assert "by symmetry: replayed" in sym.replay["method"]
-    assert [x.to_json() for x in sym.findings] == [x.to_json() for x in full.findings]
+    assert _plain(sym.findings) == _plain(full.findings)
     assert {(f.kind, f.cause) for f in sym.findings} == {("barrier_deadlock", "missing_arrivals"),
                                                         ("spin_forever", "writer_blocked")}
     assert [f.details.get("cycle") for f in sym.findings if f.kind == "barrier_deadlock"] == [True]
@@ -75,7 +82,7 @@ def _counted(findings) -> list:
     """Findings without the replayed wave-instruction count (a replay by symmetry runs fewer than the whole)."""
     import re
 
-    return [re.sub(r"\(\d+ wave-instructions\)", "(N wave-instructions)", json.dumps(x.to_json())) for x in findings]
+    return [re.sub(r"\(\d+ wave-instructions\)", "(N wave-instructions)", json.dumps(x)) for x in _plain(findings)]
 
 
 @pytest.mark.parametrize("target", ("gfx90a", "gfx1200"))
@@ -104,7 +111,7 @@ def test_symmetry_refused_at_o0_scratch(tmp_path):
     full = explain_core(core, symmetry=False)
     assert sym.verdict == full.verdict == "hang"
     assert "private (scratch) memory" in sym.replay["method"]
-    assert [x.to_json() for x in sym.findings] == [x.to_json() for x in full.findings]
+    assert _plain(sym.findings) == _plain(full.findings)
 
 
 def test_tracker_sees_a_read_of_a_register_that_differs(tmp_path):
@@ -161,7 +168,7 @@ def test_symmetry_for_classes_that_store_to_their_own_words(tmp_path, target):
     assert "but for its stores' addresses, and stored only where no wave reads" in method
     full = explain_core(core, symmetry=False)
     assert full.verdict == "hang" and "by symmetry" not in full.replay["method"]
-    assert [x.to_json() for x in full.findings] == doc["findings"]
+    assert _plain(full.findings) == _plain(doc["findings"])
 
 
 @pytest.mark.parametrize("target", ("gfx90a", "gfx1100"))
@@ -171,7 +178,7 @@ def test_symmetry_for_classes_that_store_the_same_word(tmp_path, target):
     method = doc["replay"]["method"]
     assert "by symmetry: replayed" in method and "the same bytes to the same addresses" in method, method
     full = explain_core(core, symmetry=False)
-    assert [x.to_json() for x in full.findings] == doc["findings"] and full.verdict == doc["verdict"] == "hang"
+    assert _plain(full.findings) == _plain(doc["findings"]) and full.verdict == doc["verdict"] == "hang"
 
 
 @pytest.mark.parametrize("target", ("gfx90a", "gfx1200"))
@@ -183,4 +190,100 @@ def test_symmetry_refused_when_a_member_store_is_read(tmp_path, target):
     method = doc["replay"]["method"]
     assert "replayed the whole dispatch: a representative of" in method and "a replayed wave reads" in method, method
     full = explain_core(core, symmetry=False)
-    assert [x.to_json() for x in full.findings] == doc["findings"] and full.verdict == doc["verdict"]
+    assert _plain(full.findings) == _plain(doc["findings"]) and full.verdict == doc["verdict"]
+
+
+def _early_core(tmp_path, target: str, kernel: str, groups: int, args: list[str], per_wave: int = 20) -> str:
+    """A core of `groups` 64-work-item workgroups stopped after `per_wave` wave-instructions per wave on average
+    (bench/explain_scale.py's cut): most waves have not yet computed their store address."""
+    wave = 64 if target.startswith("gfx9") else 32
+    out = tmp_path / f"{kernel}-{target}-{groups}-early.gpu"
+    waves = groups * (64 // wave)
+    cmd = [sys.executable, "-m", "amddbg", "run", str(SYM / f"symhangs-llvm22-{target}-w{wave}-O2.co"),
+           "--kernel", kernel, "--grid", str(groups * 64), "--block", "64", "--core", str(out),
+           "--max-instructions", str(per_wave * waves)]
+    for a in args:
+        cmd += ["--arg", a]
+    subprocess.run(cmd, check=True, capture_output=True, env=ENV, cwd=str(ROOT), timeout=600)
+    return str(out)
+
+
+def _explain_cli(core: str, *extra: str) -> dict:
+    p = subprocess.run([sys.executable, "-m", "amddbg", "explain", core, "--json", *extra], capture_output=True,
+                       text=True, env=ENV, cwd=str(ROOT), timeout=900)
+    assert p.returncode in (0, 3, 4), p.stderr
+    return json.loads(p.stdout)
+
+
+def _kernel_args(kernel: str, groups: int) -> list[str]:
+    words = groups * 64 * 3 + 1  # stride_poll writes out[(g * 64 + t) * 3 + 1]
+    return ["buf:i32:1", f"buf:i32:{words}"] + (["i32:3"] if kernel == "stride_poll" else [])
+
+
+@pytest.mark.parametrize("target,kernel,groups", [("gfx90a", "alive_poll", 512), ("gfx1200", "stride_poll", 512),
+                                                  ("gfx1100", "alive_poll", 128), ("gfx942", "stride_poll", 128)])
+def test_symmetry_follows_store_addresses_computed_in_replay(tmp_path, target, kernel, groups):
+    """Cores caught before the waves computed `&alive[id]` (issue 20 s1, bench/explain_scale.py --kernel
+    alive_poll): the representatives' arithmetic on the workgroup id is run for every member of their class
+    (symvalues), each member's store addresses come out of it, and the replay by symmetry stands: a bounded number
+    of wave-instructions whatever the waves, and the whole replay's answer (`--no-symmetry`)."""
+    core = _early_core(tmp_path, target, kernel, groups, _kernel_args(kernel, groups))
+    sym = _explain_cli(core)
+    whole = _explain_cli(core, "--no-symmetry")
+    method = sym["replay"]["method"]
+    assert "by symmetry: replayed" in method and f"of {groups} workgroups" in method, method
+    assert "computed what differs between them from their own values" in method, method
+    assert "stored only where no wave reads" in method, method
+    assert "by symmetry" not in whole["replay"]["method"] and "symmetry_waves" not in whole["replay"]
+    assert sym["verdict"] == whole["verdict"] == "hang"
+    assert _plain(sym["findings"]) == _plain(whole["findings"])
+    # bounded work: one workgroup per class (classes do not grow with the grid), each a bounded replay
+    replayed = int(method.split("by symmetry: replayed ")[1].split(" ")[0])
+    assert replayed <= 32
+    assert sym["replay"]["wave_instructions"] <= 10_000 * replayed
+    assert sym["replay"]["wave_instructions"] < whole["replay"]["wave_instructions"]
+    counts = sym["replay"]["symmetry_waves"]
+    waves = groups * (1 if target.startswith("gfx9") else 2)
+    assert counts["replayed"] + counts["followed"] == waves and counts["member_instructions"] > 0
+    f = sym["findings"][0]
+    assert (f["kind"], f["cause"]) == ("spin_forever", "no_writer") and len(f["waves"]) == waves
+    assert f["by_symmetry"]["replayed"] + f["by_symmetry"]["followed"] == waves
+    assert f["by_symmetry"]["followed"] == counts["followed"]
+
+
+def test_symmetry_attribution_in_text(tmp_path):
+    core = _early_core(tmp_path, "gfx90a", "alive_poll", 64, _kernel_args("alive_poll", 64))
+    p = subprocess.run([sys.executable, "-m", "amddbg", "explain", core], capture_output=True, text=True, env=ENV,
+                       cwd=str(ROOT), timeout=600)
+    assert p.returncode == 3, p.stderr
+    lines = p.stdout.splitlines()
+    spin = next(i for i, line in enumerate(lines) if line.startswith("- spin_forever (no_writer): 64 waves"))
+    assert "replayed, the rest by symmetry: threads" in lines[spin + 1], lines[spin + 1]
+    assert "follow their class's representative" in lines[spin + 1]
+
+
+@pytest.mark.parametrize("target", ("gfx90a", "gfx1200"))
+def test_symmetry_refused_when_a_computed_value_steers(tmp_path, target):
+    """mod3_poll: the branch on `group_x() % 3` reads what the members computed differently (VCC or SCC): the
+    members would not take the representative's path, so the whole dispatch is replayed (and says why)."""
+    core = _early_core(tmp_path, target, "mod3_poll", 24, _kernel_args("mod3_poll", 24))
+    sym = _explain_cli(core)
+    whole = _explain_cli(core, "--no-symmetry")
+    method = sym["replay"]["method"]
+    assert "replayed the whole dispatch: a representative of" in method, method
+    assert "differs between the waves of its class" in method, method
+    assert sym["verdict"] == whole["verdict"] and _plain(sym["findings"]) == _plain(whole["findings"])
+    assert "symmetry_waves" not in sym["replay"]
+
+
+@pytest.mark.parametrize("target", ("gfx942", "gfx1100"))
+def test_symmetry_refused_when_a_computed_address_is_loaded(tmp_path, target):
+    """neighbour_poll: each wave polls the word its right neighbour marks, at an address computed from the
+    workgroup id: a load whose address differs between the members is never followed (the members would read
+    other words), so the whole dispatch is replayed."""
+    core = _early_core(tmp_path, target, "neighbour_poll", 12, _kernel_args("neighbour_poll", 12))
+    sym = _explain_cli(core)
+    whole = _explain_cli(core, "--no-symmetry")
+    method = sym["replay"]["method"]
+    assert "replayed the whole dispatch: a representative of" in method, method
+    assert sym["verdict"] == whole["verdict"] and _plain(sym["findings"]) == _plain(whole["findings"])

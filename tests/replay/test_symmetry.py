@@ -145,6 +145,7 @@ SYM = ROOT / "corefiles" / "symhangs"
 
 def _sym_core(tmp_path, target: str, kernel: str, groups: int, args: list[str]) -> str:
     wave = 64 if target.startswith("gfx9") else 32
+    tmp_path.mkdir(parents=True, exist_ok=True)
     out = tmp_path / f"{kernel}-{target}.gpu"
     cmd = [sys.executable, "-m", "amddbg", "run", str(SYM / f"symhangs-llvm22-{target}-w{wave}-O2.co"),
            "--kernel", kernel, "--grid", str(groups * 64), "--block", "64", "--core", str(out),
@@ -181,11 +182,33 @@ def test_symmetry_for_classes_that_store_the_same_word(tmp_path, target):
     assert _plain(full.findings) == _plain(doc["findings"]) and full.verdict == doc["verdict"] == "hang"
 
 
+def _member_workgroup(core: str) -> int:
+    """The x id of a workgroup that replay by symmetry would not run (a member of a class, not its
+    representative), from the plan (amddbg.replay.symmetry.plan) of the core."""
+    import amddbg
+    from amddbg.replay.fromcore import stuck_dispatch
+    from amddbg.replay.symmetry import plan
+
+    prog = amddbg.open(core)
+    try:
+        threads = stuck_dispatch(prog, None)
+        p = plan(prog, threads, threads[0].dispatch)
+        return min(t.workgroup[0] for ts in p.members.values() for t in ts)
+    finally:
+        prog.close()
+
+
 @pytest.mark.parametrize("target", ("gfx90a", "gfx1200"))
 def test_symmetry_refused_when_a_member_store_is_read(tmp_path, target):
-    """reader_poll: every wave also polls the word the last workgroup's first work-item marks (a member of its
-    class): the members' stores are seen, so the whole dispatch is replayed."""
-    core = _sym_core(tmp_path, target, "reader_poll", 12, ["buf:i32:1", "buf:i32:768", "i32:704"])
+    """reader_poll: every wave also polls the word one work-item marks; that work-item is the first of a workgroup
+    that is a member of its class (not its representative: found from the plan of a first core, whose classes the
+    argument does not change, as it never steers the waves): the members' stores are seen, so the whole dispatch
+    is replayed."""
+    first = _sym_core(tmp_path, target, "reader_poll", 12, ["buf:i32:1", "buf:i32:768", "i32:704"])
+    member = _member_workgroup(first)
+    core = _sym_core(tmp_path / "member", target, "reader_poll", 12, ["buf:i32:1", "buf:i32:768",
+                                                                       f"i32:{member * 64}"])
+    assert _member_workgroup(core) == member
     doc = _explain_json(core)
     method = doc["replay"]["method"]
     assert "replayed the whole dispatch: a representative of" in method and "a replayed wave reads" in method, method

@@ -438,6 +438,8 @@ def _float(base: str, fop, d: int, srcs, generic, mods: list | None = None) -> C
         return None
     width = 2 if bits == 64 else 1  # (a 64-bit operand is a register pair)
     need = _need(d + width - 1, *(r + width - 1 for r in _vregs(*ops)))
+    if bits == 32 and not mods:
+        return _float32(d, ops, fn, need, generic)
     get = (lambda w, o: _get64(w, o).view(np.float64)) if bits == 64 else (lambda w, o: _get32(w, o).view(ft))
 
     def run(ctx, insn):
@@ -454,12 +456,94 @@ def _float(base: str, fop, d: int, srcs, generic, mods: list | None = None) -> C
                 if "neg" in m:
                     xs[i] = -xs[i]
         r = _fma_exact(xs[0], xs[1], xs[2], 32) if fma else fn(xs[0], xs[1])
-        if np.isnan(r).any():
+        if np.count_nonzero(np.isnan(r)):
             return generic(ctx, insn)
         if bits == 64:
             _put64(w, d, r.view(U64))
         else:
             _put32(w, d, r.view(U32))
+        return None
+    return run
+
+
+def _float32(d: int, ops: list, fn, need: int, generic) -> Callable:
+    """`_float`'s f32 forms without modifiers, the sources read in place (a VGPR row viewed as float32, a constant
+    or SGPR as a float32 scalar: numpy broadcasts it as `_get32`'s shared row would be) and no helper calls."""
+    from amddbg.emu.semantics.vfloat import _fma_exact
+
+    srcs = [(k, np.uint32(r).view(np.float32) if k == "c" else r) for k, r in ops]
+    (k0, r0), (k1, r1) = srcs[0], srcs[1]
+    k2, r2 = srcs[2] if len(srcs) > 2 else ("c", None)
+    fma = fn is None
+    f32 = np.float32
+    isnan = np.isnan
+
+    def run(ctx, insn):
+        w = ctx.wave
+        mode = w.mode
+        if mode & 3 or (mode >> 4) & 3 != 3:
+            return generic(ctx, insn)
+        v = w.v
+        if len(v) < need:
+            w.ensure_vgprs(need)
+            v = w.v
+        x = v[r0].view(f32) if k0 == "v" else (r0 if k0 == "c" else U32(w.s[r0]).view(f32))
+        y = v[r1].view(f32) if k1 == "v" else (r1 if k1 == "c" else U32(w.s[r1]).view(f32))
+        if fma:
+            z = v[r2].view(f32) if k2 == "v" else (r2 if k2 == "c" else U32(w.s[r2]).view(f32))
+            r = _fma_exact(x, y, z, 32)
+        else:
+            r = fn(x, y)
+        if np.count_nonzero(isnan(r)):
+            return generic(ctx, insn)
+        ex = w.exec
+        if ex == w.mask:
+            v[d] = r.view(U32)
+        elif ex:
+            np.copyto(v[d], r.view(U32), where=lane_bools(ex, w.lanes), casting="unsafe")
+        return None
+    return run
+
+
+def _unary32(insn, generic) -> Callable | None:
+    """The plain f32 unary operations of vfloat._arith (v_rcp, v_sqrt, v_rsq, v_floor, v_fract, v_exp...) under
+    the default MODE (round to nearest even, f32 denormals kept): the lane function vfloat applies, written when no
+    lane's result is a NaN (vfloat's NaN rules decide those bits; nothing else of `_finish` acts on a plain form
+    in that mode). Any other mode or a NaN runs the generic function (nothing written before)."""
+    if insn.encoding.endswith(("DPP", "SDWA", "DPP8")):
+        return None
+    dests = [o for o in insn.operands if o.is_dest]
+    srcs = [o for o in insn.operands if not o.is_dest]
+    if len(dests) != 1 or dests[0].kind is not VGPR or len(srcs) != 1:
+        return None
+    src = _vector_source(srcs[0])
+    if src is None:
+        return None
+    fn = generic.unary32
+    d = dests[0].register
+    k, r = src
+    need = _need(d, *_vregs(src))
+    f32 = np.float32
+    isnan = np.isnan
+
+    def run(ctx, insn):
+        w = ctx.wave
+        mode = w.mode
+        if mode & 3 or (mode >> 4) & 3 != 3:
+            return generic(ctx, insn)
+        v = w.v
+        if len(v) < need:
+            w.ensure_vgprs(need)
+            v = w.v
+        x = v[r] if k == "v" else _full(r if k == "c" else w.s[r], w.lanes)
+        y = fn(x.view(f32))
+        if np.count_nonzero(isnan(y)):
+            return generic(ctx, insn)
+        ex = w.exec
+        if ex == w.mask:
+            v[d] = y.view(U32)
+        elif ex:
+            np.copyto(v[d], y.view(U32), where=lane_bools(ex, w.lanes), casting="unsafe")
         return None
     return run
 
@@ -575,7 +659,7 @@ def _div(insn, base: str, generic) -> Callable | None:
             if w.vcc & w.exec:
                 return generic(ctx, insn)
             r = _fma_exact(us[0].view(f32), us[1].view(f32), us[2].view(f32), 32)
-            if np.isnan(r).any():
+            if np.count_nonzero(np.isnan(r)):
                 return generic(ctx, insn)
             _put32(w, d, r.view(U32))
             return None
@@ -626,6 +710,8 @@ def _packed(insn, base: str, generic) -> Callable | None:
         k, lo, hi = src
         if k == "v":
             v = w.v
+            if hi == lo + 1:  # (the usual dword choice: the pair's two rows, one contiguous view)
+                return v[lo:lo + 2].reshape(-1).view(f32)
             return np.concatenate((v[lo], v[hi])).view(f32)
         return np.repeat(np.array([w.s[lo], w.s[hi]], dtype=U32), w.lanes).view(f32)
 
@@ -637,12 +723,15 @@ def _packed(insn, base: str, generic) -> Callable | None:
         _vgprs(w, need)
         xs = [get(w, o) for o in srcs]
         r = _fma_exact(xs[0], xs[1], xs[2], 32) if fn is None else fn(xs[0], xs[1])
-        if np.isnan(r).any():
+        if np.count_nonzero(np.isnan(r)):
             return generic(ctx, insn)
-        rb = r.view(U32)
         n = w.lanes
-        _put32(w, d, rb[:n])
-        _put32(w, d + 1, rb[n:])
+        rb = r.view(U32).reshape(2, n)
+        ex = w.exec
+        if ex == w.mask:
+            w.v[d:d + 2] = rb
+        elif ex:
+            np.copyto(w.v[d:d + 2], rb, where=lane_bools(ex, n))
         return None
     return run
 
@@ -677,7 +766,7 @@ def _fminmax(d: int, a, b, is_min: bool, generic) -> Callable:
         _vgprs(w, need)
         xb, yb = _get32(w, a), _get32(w, b)
         x, y = xb.view(f32), yb.view(f32)
-        if np.isnan(x).any() or np.isnan(y).any():
+        if np.count_nonzero(np.isnan(x)) or np.count_nonzero(np.isnan(y)):
             return generic(ctx, insn)
         bothzero = (x == 0) & (y == 0)
         xneg = (xb & sign) != 0
@@ -1421,10 +1510,12 @@ def compile_fast(insn, generic: Callable | None, lanes: int) -> Callable | None:
     if mn.startswith("v_") and "::" not in mn:
         base = mn[:-4] if mn.endswith(("_e32", "_e64")) else mn
         if base not in _VALU_NAMES and not base.startswith("v_cmp_") and _binop_of(generic) is None \
-                and _binop_of(generic, "ternop") is None:
+                and _binop_of(generic, "ternop") is None and getattr(generic, "unary32", None) is None:
             return None  # (checked before the operands: most instructions get no closure, and cheaply)
         if base in _DIV:  # (its closure checks the modifiers through vfloat's parsed form)
             return _div(insn, base, generic)
+        if getattr(generic, "unary32", None) is not None:
+            return _unary32(insn, generic) if _plain(insn) else None
         if base in _FLOAT_OPS and not _plain(insn):
             return _float_negabs(insn, base, generic)
         if base in _B16:  # (the .l/.h halves its closure reads; other modifiers: none)

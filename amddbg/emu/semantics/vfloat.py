@@ -297,12 +297,18 @@ def _fma_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray, bits: int) -> np.nda
         if bits == 16:  # the f16 product is exact in f64 and so is the sum for every finite f16 result
             return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float16)
         if bits == 32:
-            p = a.astype(np.float64) * b.astype(np.float64)  # exact
+            p = np.multiply(a, b, dtype=np.float64)  # exact
+            s = np.add(p, c, dtype=np.float64)
+            # s = RN64(x) of the exact x = a*b + c. Every binary32 midpoint (normal, subnormal, the overflow
+            # threshold) is a binary64 number with its low 28 significand bits zero, and RN64 is monotone and fixes
+            # binary64 numbers: x and s are never on opposite sides of a midpoint, so unless s *is* one, rounding s
+            # to binary32 rounds x (zero, infinity and midpoint lanes have those bits zero: the exact path below)
+            if np.count_nonzero(s.view(U64) & _LOW28) == s.size:
+                return s.astype(np.float32)
             cc = c.astype(np.float64)
-            s = p + cc
             bb = s - p
             err = (p - (s - bb)) + (cc - bb)
-            if not err.any():  # the binary64 sum is exact in every lane: rounding it once to binary32 is the fma
+            if not np.count_nonzero(err):  # the binary64 sum is exact in every lane: rounding it once is the fma
                 return s.astype(np.float32)
             # round to odd in binary64 (53 >= 2*24+2 bits) then to binary32: a single correct rounding
             sb = s.view(U64)
@@ -315,6 +321,7 @@ def _fma_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray, bits: int) -> np.nda
         return out.astype(ft)
 
 
+_LOW28 = U64((1 << 28) - 1)
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitter for binary64
 _FMA_LO, _FMA_HI = 2.0 ** -480, 2.0 ** 480  # factors whose product and its error neither overflow nor underflow
 _FMA_TINY, _FMA_HUGE = 2.0 ** -960, 2.0 ** 1000
@@ -405,6 +412,8 @@ def _arith(fn, nsrc: int, bits: int | None = None, exact=None, addends=None):
             rb = directed(us, b, rb, b, rnd, exact, addends)
         fdst(ctx, insn, f, _finish(ctx, f, rb, b, nan_in, rnd=rnd), b)
 
+    if nsrc == 1 and bits == 32:
+        run.unary32 = fn  # the lane function, for fastpath's closure of the plain f32 unary forms
     return run
 
 

@@ -83,13 +83,20 @@ class Case:
 
 def matrix(objects: Iterable[str | Path], kernels: Sequence[str | None] = (None,),
            fast: Callable[[str | None, str], bool] | Iterable[str] = (),
-           classes: Callable[[str | None], str] | None = None) -> list[Case]:
+           classes: Callable[[str | None], str] | None = None, sample: str = "cells",
+           avoid: Callable[[str | None, str], bool] | None = None) -> list[Case]:
     """The cases of a corpus matrix that this run takes, in the order kernels x objects: every (kernel, object)
     for which `fast(kernel, object name)` is true (or whose object name is in the set `fast`), and the slow cases
-    AMDDBG_SLOW_LIMIT selects (the module's docstring): by default the sample, `rounds(...)[0]`.
+    AMDDBG_SLOW_LIMIT selects (the module's docstring): by default the sample.
 
     `classes` maps a kernel to its class (kernels whose checks take the same path: the sample takes one case per
-    class and target, rotating over the class's kernels); by default each kernel is its own class."""
+    class and target, rotating over the class's kernels); by default each kernel is its own class.
+
+    `sample` says what the default sample covers with the fast cases. "cells" (`rounds(...)[0]`): every (kernel
+    class, target). "axes" (`cover(...)`): every kernel class, every target, every compiler and every -O level,
+    each somewhere, which takes a handful of cases where "cells" takes one per class and target; with
+    AMDDBG_SLOW_LIMIT=N the cover comes first, then the rounds' other cases. The cover takes no case for which
+    `avoid(kernel, object name)` is true (known failures: an xfail cannot fail the run, so it covers nothing)."""
     objects = sorted(objects, key=lambda o: Path(o).name)
     if not callable(fast):
         names = set(fast)
@@ -97,6 +104,12 @@ def matrix(objects: Iterable[str | Path], kernels: Sequence[str | None] = (None,
     every = [(k, o) for k in kernels for o in objects]
     is_fast = {c: bool(fast(c[0], Path(c[1]).name)) for c in every}
     order = rounds([c for c in every if not is_fast[c]], [c for c in every if is_fast[c]], classes)
+    if sample == "axes":
+        first = cover([c for r in order for c in r if not (avoid and avoid(c[0], Path(c[1]).name))],
+                      [c for c in every if is_fast[c]], classes)
+        order = [first, *([c for c in r if c not in first] for r in order)]
+    elif sample != "cells":
+        raise ValueError(f"sample={sample!r}: want 'cells' or 'axes'")
     n = limit()
     if n is None:
         picked = set(order[0])
@@ -154,6 +167,27 @@ def rounds(slow: Sequence[tuple], fast: Sequence[tuple] = (),
     for r in range(max((len(c) for c in cells), default=0)):
         out.append([c[r] for c in cells if r < len(c) and c[r] is not None])
     return out or [[]]
+
+
+def cover(candidates: Sequence[tuple], fast: Sequence[tuple] = (),
+          classes: Callable[[str | None], str] | None = None) -> list[tuple]:
+    """The fewest of the slow (kernel, object) `candidates` that, with the `fast` cases, run every kernel class,
+    target, compiler and -O level of the matrix somewhere (a greedy cover: each pick adds the most of what is still
+    missing, the earliest candidate on ties). Given in `rounds` order, the picks rotate as the sample does: round 0
+    moves the class, the target and the (compiler, level) pair together."""
+    classes = classes or (lambda k: "" if k is None else k)
+
+    def items(case: tuple) -> set[tuple[str, str]]:
+        comp, target, opt = axes(case[1])
+        return {("class", classes(case[0])), ("target", target), ("compiler", comp), ("level", opt)}
+
+    missing = set().union(*map(items, candidates)) - set().union(*map(items, fast))
+    picked: list[tuple] = []
+    while missing:
+        best = max(candidates, key=lambda c: len(items(c) & missing))
+        missing -= items(best)
+        picked.append(best)
+    return picked
 
 
 def params(cases: Iterable[Case], ids: Callable[[Case], str], marks: Callable[[Case], list] | None = None,

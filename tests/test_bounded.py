@@ -92,3 +92,30 @@ def test_count_and_bad_values(monkeypatch):
     with pytest.raises(ValueError, match="not a corpus object name"):
         bounded.axes("probe.co")
     assert bounded.spread(list(range(10)), 3) == [0, 3, 6] and bounded.spread([1, 2], 5) == [1, 2]
+
+
+def test_the_axes_cover_runs_every_class_target_compiler_and_level_somewhere(monkeypatch):
+    """sample="axes": a few cases instead of one per (class, target), every class, target, compiler and level still
+    run; the cover avoids what `avoid` names; =0 is still everything and N starts with the cover."""
+    monkeypatch.delenv(bounded.ENV, raising=False)
+    for fast in (set(), FAST):
+        cases = bounded.matrix(OBJECTS, KERNELS, fast=fast, classes=_cls, sample="axes")
+        assert {(c.kernel, c.obj) for c in cases if not c.slow} == {(k, o) for k in KERNELS for o in fast}
+        assert {_cls(c.kernel) for c in cases} == set("abc")
+        assert {bounded.axes(c.obj)[1] for c in cases} == {bounded.axes(o)[1] for o in OBJECTS}
+        assert {bounded.axes(c.obj)[0] for c in cases} == {"19", "22"}
+        assert {bounded.axes(c.obj)[2] for c in cases} == {"O0", "O2"}
+        slow = [c for c in cases if c.slow]
+        assert len(slow) <= 6  # six targets; the cells sample takes one per (class, target) the fast ones leave
+        assert cases == bounded.matrix(OBJECTS, KERNELS, fast=fast, classes=_cls, sample="axes")
+    gfx90a = [c for c in bounded.matrix(OBJECTS, KERNELS, classes=_cls, sample="axes",
+                                        avoid=lambda k, name: "gfx90a" in name)]
+    assert "gfx90a-w64" not in {bounded.axes(c.obj)[1] for c in gfx90a} and len(gfx90a) == 5
+    cover = [(c.kernel, c.obj) for c in bounded.matrix(OBJECTS, KERNELS, classes=_cls, sample="axes")]
+    monkeypatch.setenv(bounded.ENV, "0")
+    assert len(bounded.matrix(OBJECTS, KERNELS, classes=_cls, sample="axes")) == len(KERNELS) * len(OBJECTS)
+    monkeypatch.setenv(bounded.ENV, "9")
+    nine = [(c.kernel, c.obj) for c in bounded.matrix(OBJECTS, KERNELS, classes=_cls, sample="axes")]
+    assert len(nine) == 9 and set(cover) <= set(nine)
+    with pytest.raises(ValueError):
+        bounded.matrix(OBJECTS, KERNELS, sample="everything")

@@ -8,9 +8,9 @@ cannot change cannot change): `run` says hang from the proof, well before the in
 spin_forever at the polling line. The twins are not hangs: a timeout read through a shuffle of the counter (ends,
 or stops at the limit, never a proven hang) and a late writer one lane of the DPP reduction sees (completes).
 
-Four objects (both compilers, every target, -O0 and -O2) run every check by default; the other twenty are marked
-slow, and CI runs their sample (tests/bounded.py: each kernel on the two targets the four leave out, rotating over
-compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all 24 objects).
+Every check's matrix (its kernels x 24 objects) is marked slow; CI runs each check's cover (tests/bounded.py,
+sample="axes": six cases that run every kernel, every target, both compilers and -O0 and -O2 somewhere,
+rotating); AMDDBG_SLOW_LIMIT=0 runs all 24 objects.
 """
 
 from __future__ import annotations
@@ -30,15 +30,13 @@ ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "corefiles" / "lanehangs"
 SRC = (DIR / "lanehangs.hip").read_text().splitlines()
 OBJECTS = sorted(p.name for p in DIR.glob("lanehangs-*.co"))
-QUICK = {"lanehangs-llvm22-gfx90a-w64-O2.co", "lanehangs-llvm19-gfx1100-w32-O0.co",
-         "lanehangs-llvm22-gfx1200-w64-O0.co", "lanehangs-llvm19-gfx942-w64-O2.co"}
 HANGS = ("shfl_poll", "xor_reduce_poll", "dpp_reduce_poll", "swizzle_poll")
 LIMIT = 3_000_000  # far above what a proof needs: a hang found at the limit would fail the test
 
 
 def _params(kernels=None) -> list:
-    """The objects (or (kernel, object) pairs) a check runs on: QUICK, and the slow sample of the others."""
-    cases = bounded.matrix(OBJECTS, kernels or (None,), fast=QUICK)
+    """The objects (or (kernel, object) pairs) a check runs on: the matrix's cover (tests/bounded.py)."""
+    cases = bounded.matrix(OBJECTS, kernels or (None,), sample="axes")
     return bounded.params(cases, kernel=kernels is not None,
                           ids=lambda c: c.obj if kernels is None else f"{c.obj}-{c.kernel}")
 
@@ -108,8 +106,7 @@ def test_late_writer_seen_through_dpp_is_no_invented_hang(obj):
     assert doc["buffers"][1]["values"][:wv] == [sum(i ^ t for i in range(3000)) for t in range(wv)]
 
 
-@pytest.mark.parametrize("obj", sorted(QUICK))
-@pytest.mark.parametrize("kernel", ("xor_reduce_poll", "dpp_reduce_poll"))
+@pytest.mark.parametrize("kernel,obj", _params(("xor_reduce_poll", "dpp_reduce_poll")))
 def test_cross_lane_poll_core_is_spin_forever(obj, kernel, tmp_path):
     core = tmp_path / "lane.gpu"
     _run(obj, kernel, "buf:i32:4", "buf:i32:128", extra=["--core", core])

@@ -5,9 +5,10 @@ ROCm/HIP-Examples, ROCm/hip-tests, HeCBench's HIP ports; corefiles/samples/sampl
 
 The corpus is built by clang-19 and clang-22 for gfx90a, gfx942 (wave64), gfx1100 and gfx1200 (wave32) at -O0 and
 -O2: 16 objects. By default each sample runs once, on its own object (DEFAULT: every object once, so every
-target, compiler and level); the other 240 runs are marked slow, and CI runs their sample (tests/bounded.py: each
-sample on the three targets its own object leaves out, rotating over compilers and levels; AMDDBG_SLOW_LIMIT=0
-runs all of them, =N N of them). The full matrix in process: corefiles/samples/runner.py.
+target, compiler and level); the other 240 runs are marked slow (tests/bounded.py, sample="axes": the defaults
+already cover every sample, target, compiler and level, so CI runs none of them; AMDDBG_SLOW_LIMIT=0 runs all of
+them, =N N of them, each sample on the targets its own object leaves out first). The full matrix in process:
+corefiles/samples/runner.py.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def _default(i: int) -> Path:
 def _params():
     """Each sample on its DEFAULT object, and the slow sample of the rest of the matrix (tests/bounded.py)."""
     cases = bounded.matrix(OBJECTS, [s.kernel for s in twins.SAMPLES],
-                           fast=lambda k, name: name == f"samples-{DEFAULT[k]}.co")
+                           fast=lambda k, name: name == f"samples-{DEFAULT[k]}.co", sample="axes")
     return [pytest.param(c.obj, c.kernel, marks=[pytest.mark.slow] if c.slow else [],
                          id=f"{c.obj.stem[len('samples-'):]}-{c.kernel}") for c in cases]
 

@@ -6,10 +6,10 @@ through the user's door by corefiles/freshhangs/score.py: `amddbg run ... --core
 By default a few cases run, one per class this corpus made amddbg fix (a template kernel's name, a TTAS lock's
 uniform inner wait, -O0 and noinline lock helpers' call-site lines, a `__device__` global the dispatch wrote, a
 hoisted global poll, an -O0 cycle's write in a helper, the GFX11/12 cycle counter); the whole matrix (17 kernels
-x 24 objects) is marked slow, and CI runs its sample (tests/bounded.py: one case per class of kernels (score.py's
-expectation families) and target the defaults leave out, rotating over compilers, levels and the class's kernels;
-AMDDBG_SLOW_LIMIT=0 runs all of it). Cases that still fail are xfails naming why (KNOWN), left out of that sample;
-the default cases must pass.
+x 24 objects) is marked slow, and CI runs its cover (tests/bounded.py, sample="axes": the few cases that, with the
+defaults, run every class of kernels (score.py's expectation families), target, compiler and level somewhere,
+rotating over them and the class's kernels; AMDDBG_SLOW_LIMIT=0 runs all of it). Cases that still fail are xfails
+naming why (KNOWN), left out of that cover; the default cases must pass.
 """
 
 from __future__ import annotations
@@ -85,7 +85,8 @@ def _class(kernel: str) -> str:
 def _cases():
     """The DEFAULT cases, and the slow sample of the rest of the matrix (tests/bounded.py)."""
     cases = bounded.matrix([f"freshhangs-{o}.co" for o in SCORE.OBJECTS], list(SCORE.CASES),
-                           fast=lambda k, name: (k, name[len("freshhangs-"):-3]) in DEFAULT, classes=_class)
+                           fast=lambda k, name: (k, name[len("freshhangs-"):-3]) in DEFAULT, classes=_class,
+                           sample="axes", avoid=lambda k, name: bool(_known(k, name[len("freshhangs-"):-3])))
     if bounded.limit() is None:
         # the default sample leaves out the KNOWN failures: non-strict xfails cannot fail the run, and
         # queue_pop_counting's run to the instruction limit costs 11-15 s of CPU per object (AMDDBG_SLOW_LIMIT=0 or

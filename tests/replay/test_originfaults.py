@@ -5,9 +5,9 @@ gfx1200 (wave32/wave64) at -O0 (pointers reloaded from the stack) and -O2 (addre
 
 Each case writes a core with `amddbg run --core` and drives `amddbg explain --json` and the text, as a user would:
 the finding, the faulting lanes, the line (from `@marker` comments in the source) and `details.origin`, which the
-text quotes. Four objects run by default (every target, both compilers, -O0 and -O2); the other twenty are marked
-slow, and CI runs their sample (tests/bounded.py: each kernel on the two targets the four leave out, rotating over
-compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all of them)."""
+text quotes. The matrix (4 kernels x 24 objects) is marked slow; CI runs its cover (tests/bounded.py, sample="axes":
+six cases that run every kernel, every target, both compilers and -O0 and -O2 somewhere, rotating);
+AMDDBG_SLOW_LIMIT=0 runs all of them."""
 
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 OF = ROOT / "corefiles" / "originfaults"
 IH = ROOT / "corefiles" / "inlinehangs"
 OBJECTS = sorted(p.name[len("originfaults-"):-3] for p in OF.glob("originfaults-*.co"))
-FAST = ["llvm22-gfx90a-w64-O0", "llvm19-gfx942-w64-O2", "llvm22-gfx1100-w32-O2", "llvm19-gfx1200-w64-O0"]
 
 
 def _markers(src: Path) -> dict[str, int]:
@@ -62,9 +61,8 @@ KERNELS = ["null_weight", "past_loop", "struct_field", "null_entry"]
 
 
 def _params():
-    """Every kernel on FAST, and the slow sample of the rest (tests/bounded.py)."""
-    cases = bounded.matrix([f"originfaults-{o}.co" for o in OBJECTS], KERNELS,
-                           fast={f"originfaults-{o}.co" for o in FAST})
+    """The cover of the matrix: every kernel, target, compiler and level somewhere (tests/bounded.py)."""
+    cases = bounded.matrix([f"originfaults-{o}.co" for o in OBJECTS], KERNELS, sample="axes")
     return [pytest.param(c.obj[len("originfaults-"):-3], c.kernel, id=f"{c.kernel}-{c.obj[len('originfaults-'):-3]}",
                          marks=[pytest.mark.slow] if c.slow else []) for c in cases]
 
@@ -80,8 +78,8 @@ def _ranges(lanes: list[int]) -> str:
 
 def test_the_corpus_is_built_for_every_target():
     assert len(OBJECTS) == 24
-    assert {re.search(r"gfx\d+\w?", o).group() for o in FAST} == {"gfx90a", "gfx942", "gfx1100", "gfx1200"}
-    assert {o[-2:] for o in FAST} == {"O0", "O2"} and {o[4:6] for o in FAST} == {"19", "22"}
+    assert {re.search(r"gfx\d+\w?", o).group() for o in OBJECTS} == {"gfx90a", "gfx942", "gfx1100", "gfx1200"}
+    assert {o[-2:] for o in OBJECTS} == {"O0", "O2"} and {o[4:6] for o in OBJECTS} == {"19", "22"}
 
 
 @pytest.mark.parametrize("obj,kernel", _params())

@@ -87,7 +87,7 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
         info["_followed"] = r.followed
         info["symmetry_waves"] = {"replayed": len(r.state.threads) - len(r.followed), "followed": len(r.followed),
                                   "followed_threads": wave_list(sorted(r.followed)),
-                                  "member_instructions": r.member_instructions}
+                                  "member_instructions": r.member_instructions, "member_atomics": r.member_atomics}
     misuse = _misuse_findings(program, r)
     static.findings += misuse
     nv, pins = (_not_visible(program, spinners, r, dispatch, budget, info, symmetry)

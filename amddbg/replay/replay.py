@@ -101,6 +101,7 @@ class ReplayResult:
     attempted: int = 0  # wave-instructions of a replay by symmetry that did not stand (then the whole was replayed)
     followed: dict = field(default_factory=dict)  # member core thread -> its representative's (proven by symmetry)
     member_instructions: int = 0  # instructions run for members on what differs (symvalues), not wave-instructions
+    member_atomics: int = 0  # of which the members' own global atomics
 
     @property
     def total_instructions(self) -> int:
@@ -407,9 +408,14 @@ def _extend_to_members(r: ReplayResult, plan, by_number: dict, tracker=None) -> 
         r.reason = f"{m.group(1)}{total} wave(s){m.group(3)}"
     computed = tracker.values.executed if tracker is not None else 0
     r.member_instructions = computed
+    r.member_atomics = tracker.values.atomics if tracker is not None else 0
+    atomics = tracker.values.atomics if tracker is not None else 0
     if computed:
-        how = (f"computed what differs between them from their own values ({computed} member-instructions of "
-               "arithmetic, on which no branch, EXEC or load address depends)"
+        how = " and ".join(x for x in (
+            f"ran their own global atomics ({atomics}, each right before its representative's)" if atomics else "",
+            f"computed what differs between them from their own values ({computed - atomics} member-instructions "
+            "of arithmetic, on which no branch, EXEC or load address depends)" if computed > atomics else "") if x)
+        how = (how
                + (", and stored only where no wave reads" if own else
                   ", and stored only the same bytes to the same addresses as they do"))
     else:

@@ -229,12 +229,16 @@ class Tracker:
         """Before `w` executes `insn`: when it is arithmetic that reads a value some member holds differently (or
         VCC/SCC/M0 differ), run it for every member too (symvalues); `step` then sees what differs after it."""
         d = self.dirty.get(w)
-        if d is None or self.broken is not None or not (d.sgprs or d.vgprs or d.ttmps or d.special):
+        if d is None or self.broken is not None:
+            return
+        if not (d.sgprs or d.vgprs or d.ttmps or d.special) and not (
+                insn.memory is not None and insn.memory.is_atomic):
             return
         shape = self._shape_of(insn)
-        if not shape[6]:
+        atomic = shape[8] and bool(self.members.get(w))
+        if not shape[6] and not atomic:
             return
-        if not d.special and _dirty_read(d, shape, w.exec) is None:
+        if not atomic and not d.special and _dirty_read(d, shape, w.exec) is None:
             return
         from amddbg.emu.gpr_index import index_mode
         from amddbg.replay.symvalues import Pending
@@ -244,11 +248,24 @@ class Tracker:
             p.broken = "reads a value that differs between the waves of its class in VGPR index mode"
         else:
             try:
-                p = self.values.run(w, insn, fn, d, shape[7])
+                p = self.values.run(w, insn, fn, d, shape[7], atomic)
             except (LookupError, ValueError) as exc:
                 p = Pending(insn.address)
                 p.broken = f"reads a value a member's core does not give ({exc})"
         self.pending[w] = p
+
+    def _member_atomics(self, ev, p) -> None:
+        """The words the members' atomics read (no member's plain store may reach them) and, where they are not
+        the representative's, each member's addresses (its stores, for the writer analyses)."""
+        first = []
+        for addrs, size in p.atomics:
+            for a in set(addrs.values()):
+                self.read_words.update(range(a // 4, (a + size - 1) // 4 + 1))
+            first.append(addrs[min(addrs)] if addrs else None)
+        mine = [op for op in ev.memops if op.kind == "atomic"]
+        rep = mine[0].addresses[min(mine[0].addresses)] if mine and mine[0].addresses else None
+        if len(first) == len(self.members.get(ev.wave) or ()) and any(a != rep for a in first):
+            self.member_stores[(ev.wave, ev.pc)] = first
 
     def _shape_of(self, insn) -> tuple:
         shape = self._shapes.get(insn.address)
@@ -274,6 +291,8 @@ class Tracker:
         p = self.pending.pop(ev.wave, None) if self.pending else None
         if p is not None and p.pc == ev.pc:  # the members ran it too: what differs now
             why = self.values.apply(ev.wave, d, p)
+            if why is None and p.atomics:
+                self._member_atomics(ev, p)
         else:
             why = _check(d, insn, self._shape_of(insn), ev, self)
         if why:
@@ -426,12 +445,13 @@ def _shape(insn) -> tuple:
     cross = any(k in name for k in CROSS_LANE) or "quad_perm" in insn.text or "row_" in insn.text
     # a plain vector store to global memory: its reads are vaddr, vdata[, saddr] in that order
     store_addr = frozenset(i for i in range(len(reads)) if i != 1) if name.startswith(STORES) and reads else None
-    from amddbg.replay.symvalues import followable
+    from amddbg.replay.symvalues import followable, global_atomic
 
-    # arithmetic the members can run too (symvalues), and the VGPR rows it names (read or written)
+    # arithmetic the members can run too (symvalues), the VGPR rows it names (read or written), a global atomic
     follow = followable(insn) and not name.startswith(WAVE_DEPENDENT)
     rows = frozenset(r for k, lo, hi, *_t in reads + writes if k is OperandKind.VGPR for r in range(lo, hi))
-    return name.startswith(WAVE_DEPENDENT), cross, reads, writes, partial, store_addr, follow, rows
+    return (name.startswith(WAVE_DEPENDENT), cross, reads, writes, partial, store_addr, follow, rows,
+            global_atomic(insn))
 
 
 def _dirty_reads(d: _Dirty, shape: tuple, exec_: int):

@@ -37,6 +37,16 @@ SALU_ROOTS = frozenset({
     "bitcmp0", "bitcmp1", "bitset0", "bitset1", "bitreplicate", "quadmask", "wqm", "pack", "lshl1", "lshl2", "lshl3",
     "lshl4", "getpc"})
 SPECIALS = ("vcc", "scc", "m0")  # wave state outside the register files that an ALU instruction may write
+ATOMICS = ("global_atomic", "flat_atomic")
+# member-instructions a replay by symmetry may run for members (arithmetic on what differs, and their atomics);
+# past it the whole dispatch is replayed: a count, never seconds (an atomic in a loop costs members x iterations)
+MEMBER_BUDGET = 2_000_000
+
+
+def global_atomic(insn) -> bool:
+    """A GLOBAL/FLAT atomic: each member's own is run too (its contribution to a shared counter is part of the
+    answer), on the machine's memory, right before its representative's."""
+    return insn.memory is not None and insn.memory.is_atomic and insn.mnemonic.startswith(ATOMICS)
 
 
 def followable(insn) -> bool:
@@ -55,7 +65,7 @@ def followable(insn) -> bool:
 class Pending:
     """The members' state right after one instruction the representative is about to execute."""
 
-    __slots__ = ("pc", "sgprs", "rows", "specials", "exec_", "mode", "ttmps", "broken")
+    __slots__ = ("pc", "sgprs", "rows", "specials", "exec_", "mode", "ttmps", "broken", "atomics")
 
     def __init__(self, pc: int) -> None:
         self.pc = pc
@@ -66,6 +76,7 @@ class Pending:
         self.mode = None
         self.ttmps = None
         self.broken: str | None = None
+        self.atomics: list = []  # per member, {lane: address} of its atomic (global_atomic)
 
 
 class MemberValues:
@@ -84,6 +95,7 @@ class MemberValues:
         self.version: dict = {}  # wave -> bumped whenever its members' values change (store-address caches)
         self._loaded: set = set()
         self.executed = 0  # member-instructions run on scratch state
+        self.atomics = 0  # of which global atomics (on the machine's memory)
 
     # -- values ---------------------------------------------------------------------------------------------------
     def load(self, w, d) -> None:
@@ -134,14 +146,19 @@ class MemberValues:
         self.vgprs.pop((w, r), None)
 
     # -- the members' execution -----------------------------------------------------------------------------------
-    def run(self, w, insn, fn, d, rows: set) -> Pending:
+    def run(self, w, insn, fn, d, rows: set, atomic: bool = False) -> Pending:
         """Execute `insn` (semantic function `fn`) for every member of `w`'s class on a copy of `w`'s state as it
         is now (before `w` executes it), with the member's own values where they differ. `rows`: the VGPR rows
-        the instruction names (read or written)."""
+        the instruction names (read or written). `atomic`: a global atomic, which changes the machine's memory
+        for each member (the schedule: each member's atomic right before its representative's)."""
         self.load(w, d)
         out = Pending(insn.address)
         members = self.members.get(w) or []
         n = len(members)
+        if self.executed + n > MEMBER_BUDGET:
+            out.broken = (f"would need more than {MEMBER_BUDGET} instructions run for the members of the classes "
+                          "(replay by symmetry's own budget)")
+            return out
         sh = copy.copy(w)
         sh.s = list(w.s)
         sh.ttmp = list(w.ttmp)
@@ -183,7 +200,15 @@ class MemberValues:
             except Exception as exc:  # noqa: BLE001  (a member's instruction that would stop it: not followed)
                 out.broken = f"would stop a member of its class ({type(exc).__name__})"
                 return out
-            if ctx.memops or ctx.next_pc is not None or sh.state != w.state:
+            if ctx.memops and atomic:
+                why = _atomic_ops(ctx.memops, out.atomics)
+                if why:
+                    out.broken = why
+                    return out
+            elif ctx.memops or ctx.next_pc is not None or sh.state != w.state:
+                out.broken = "would do something other than arithmetic for a member of its class"
+                return out
+            if ctx.next_pc is not None or sh.state != w.state:
                 out.broken = "would do something other than arithmetic for a member of its class"
                 return out
             out_s[j] = sh.s[:128]
@@ -197,6 +222,8 @@ class MemberValues:
             if tt is None and sh.ttmp != pre_t:
                 ttmp_changed = True
         self.executed += n
+        if atomic:
+            self.atomics += n
         if ttmp_changed or (tt is not None and any(
                 k.kind is OperandKind.TTMP and k.is_dest for k in insn.operands)):
             out.broken = "writes a trap temporary a member of its class holds differently"
@@ -240,3 +267,16 @@ class MemberValues:
                 self.specials.pop((w, name), None)
         self.version[w] = self.version.get(w, 0) + 1
         return None
+
+
+def _atomic_ops(memops: list, into: list) -> str | None:
+    """A member's atomic touched global memory only (recorded in `into`), or why not."""
+    from amddbg.emu.memory import classify_flat
+
+    for op in memops:
+        if op.kind != "atomic" or op.space not in ("global", "generic"):
+            return "would do something other than a global atomic for a member of its class"
+        if op.space == "generic" and any(classify_flat(a)[0] != "global" for a in op.addresses.values()):
+            return "would do an atomic outside global memory for a member of its class"
+        into.append((dict(op.addresses), max(op.size, 4)))
+    return None

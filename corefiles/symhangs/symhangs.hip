@@ -3,10 +3,12 @@
 // comes from its global id, computed before the loop); waiting_poll: every wave stores the same value to one
 // shared word; reader_poll: like alive_poll, but every wave also reads the word work-item `watched` marks (when a
 // member's store is read: the symmetry argument must not stand, and the whole dispatch is replayed); stride_poll,
-// mod3_poll, neighbour_poll: cores caught before the waves computed their store address (below).
+// mod3_poll, neighbour_poll: cores caught before the waves computed their store address; grid_poll, ticket_poll:
+// global atomics every workgroup does (below).
 // Built by build.py (corefiles/oracle/build.py's 24 configurations); SYMHANGS_WAVE is the wave size.
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
 
 __device__ static inline unsigned tid_x() { return __builtin_amdgcn_workitem_id_x(); }
 __device__ static inline unsigned group_x() { return __builtin_amdgcn_workgroup_id_x(); }
@@ -58,5 +60,31 @@ __global__ void neighbour_poll(int *go, int *alive) {
   while (poll(go) == 0) {
     __hip_atomic_store(&alive[g], 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
     if (poll(&alive[g + 1]) == 2) break;
+  }
+}
+
+// grid_poll: a hand-made grid barrier. Work-item 0 of each workgroup adds 1 to `count` (the returned value unused)
+// and every wave polls `count` until `expected` workgroups arrived, then marks its own word. expected = the number
+// of workgroups: every wave ends; more: a hang. The arrivals of a class's members are part of the answer: replay by
+// symmetry runs each member's atomic too (right after its representative's), so `count` counts every workgroup.
+__global__ void grid_poll(unsigned *count, int *alive, unsigned expected) {
+  if (tid_x() == 0)
+    __hip_atomic_fetch_add(count, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  while (__hip_atomic_load(count, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) < expected) {
+  }
+  __hip_atomic_store(&alive[group_x() * block_x() + tid_x()], 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+
+// ticket_poll: like grid_poll, but each workgroup keeps the ticket the atomic returns and the last one to arrive
+// (ticket == expected - 1) raises `go`, which the others poll: the returned value steers a branch, so the members
+// cannot follow their representative (the whole dispatch is replayed).
+__global__ void ticket_poll(unsigned *count, int *go, unsigned expected) {
+  __shared__ unsigned ticket;
+  if (tid_x() == 0)
+    ticket = __hip_atomic_fetch_add(count, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  __builtin_amdgcn_s_barrier();
+  if (ticket == expected - 1)
+    __hip_atomic_store(go, 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  while (poll(go) == 0) {
   }
 }

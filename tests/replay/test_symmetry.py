@@ -220,7 +220,7 @@ def _early_core(tmp_path, target: str, kernel: str, groups: int, args: list[str]
     """A core of `groups` 64-work-item workgroups stopped after `per_wave` wave-instructions per wave on average
     (bench/explain_scale.py's cut): most waves have not yet computed their store address."""
     wave = 64 if target.startswith("gfx9") else 32
-    out = tmp_path / f"{kernel}-{target}-{groups}-early.gpu"
+    out = tmp_path / f"{kernel}-{target}-{groups}-{per_wave}.gpu"
     waves = groups * (64 // wave)
     cmd = [sys.executable, "-m", "amddbg", "run", str(SYM / f"symhangs-llvm22-{target}-w{wave}-O2.co"),
            "--kernel", kernel, "--grid", str(groups * 64), "--block", "64", "--core", str(out),
@@ -305,6 +305,55 @@ def test_symmetry_refused_when_a_computed_address_is_loaded(tmp_path, target):
     workgroup id: a load whose address differs between the members is never followed (the members would read
     other words), so the whole dispatch is replayed."""
     core = _early_core(tmp_path, target, "neighbour_poll", 12, _kernel_args("neighbour_poll", 12))
+    sym = _explain_cli(core)
+    whole = _explain_cli(core, "--no-symmetry")
+    method = sym["replay"]["method"]
+    assert "replayed the whole dispatch: a representative of" in method, method
+    assert sym["verdict"] == whole["verdict"] and _plain(sym["findings"]) == _plain(whole["findings"])
+
+
+def _grid_args(kernel: str, groups: int, extra: int) -> list[str]:
+    expected = f"u32:{groups + extra}"
+    if kernel == "grid_poll":
+        return ["buf:u32:1", f"buf:i32:{groups * 64}", expected]
+    return ["buf:u32:1", "buf:i32:1", expected]
+
+
+@pytest.mark.parametrize("target,extra,verdict,symmetric", [
+    ("gfx90a", 1, "hang", True), ("gfx90a", 0, "no_hang", True), ("gfx1100", 1, "hang", True),
+    ("gfx942", 0, "no_hang", True), ("gfx1200", 0, "no_hang", True), ("gfx1200", 0, "no_hang", False)])
+def test_symmetry_runs_the_members_atomics(tmp_path, target, extra, verdict, symmetric):
+    """grid_poll, a hand-made grid barrier: work-item 0 of each workgroup adds 1 to a counter every wave polls
+    until it reaches `expected`. The members' arrivals are part of the answer: each member's atomic is run too
+    (symvalues, on the replay's memory), so the counter counts every workgroup and the answer is the whole
+    replay's: every wave ends when expected is the grid, a hang when it is one more. (A core that catches waves
+    between their poll's load and its compare, each member holding the count it read, has them compare
+    differently: the branch differs, and the whole dispatch is replayed, with the same answer; gfx1200 at 20
+    instructions per wave does.)"""
+    per_wave = 6 if symmetric else 20  # (most waves before their atomic)
+    core = _early_core(tmp_path, target, "grid_poll", 64, _grid_args("grid_poll", 64, extra), per_wave=per_wave)
+    sym = _explain_cli(core)
+    whole = _explain_cli(core, "--no-symmetry")
+    method = sym["replay"]["method"]
+    if not symmetric:
+        assert "replayed the whole dispatch" in method and "reads VCC, which differs" in method, method
+        assert sym["verdict"] == whole["verdict"] == verdict
+        assert _counted(sym["findings"]) == _counted(whole["findings"])
+        return
+    assert "by symmetry: replayed" in method and "of 64 workgroups" in method, method
+    assert "ran their own global atomics" in method and sym["replay"]["symmetry_waves"]["member_atomics"] > 0
+    assert sym["verdict"] == whole["verdict"] == verdict
+    assert _counted(sym["findings"]) == _counted(whole["findings"])
+    assert sym["replay"]["wave_instructions"] < whole["replay"]["wave_instructions"]
+    if verdict == "hang":
+        assert [f["kind"] for f in sym["findings"]] == ["spin_forever"]
+
+
+def test_symmetry_refused_when_an_atomic_result_differs_and_is_used(tmp_path):
+    """ticket_poll: each workgroup keeps the ticket its atomic returns (in LDS) and the last to arrive raises the
+    flag: the returned values differ between the members and are stored to LDS, so the whole dispatch is
+    replayed, with the same answer."""
+    core = _early_core(tmp_path, "gfx90a", "ticket_poll", 24, _grid_args("ticket_poll", 24, 1))
     sym = _explain_cli(core)
     whole = _explain_cli(core, "--no-symmetry")
     method = sym["replay"]["method"]

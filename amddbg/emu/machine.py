@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from amddbg.codeobj.elf import PT_LOAD
 from amddbg.emu.barriers import (
     CLUSTER_TRAP,
     CLUSTER_USER,
@@ -308,13 +309,23 @@ class Machine:
 
     # -- loading -----------------------------------------------------------------------------------
     def _map_code_object(self) -> None:
+        """Map the loadable segments (PT_LOAD: memsz bytes at the load address plus vaddr, filesz of them from the
+        file), read from the program headers by amddbg's own ELF reader (pyelftools' construct-based parse of the
+        same headers cost about a millisecond per machine: a small launch's fixed cost)."""
+        reader = getattr(self.co, "reader", None)
         try:
-            for seg in self.co.elf.iter_segments():
-                if seg["p_type"] != "PT_LOAD":
+            if reader is None:
+                segs = [(seg["p_type"] == "PT_LOAD", seg["p_vaddr"], seg["p_memsz"], seg.data())
+                        for seg in self.co.elf.iter_segments()]
+            else:
+                segs = [(seg.type == PT_LOAD, seg.vaddr, seg.memsz,
+                         reader.bytes_at(seg.offset, seg.filesz, "loadable segment") if seg.filesz else b"")
+                        for seg in reader.segments]
+            for loadable, vaddr, memsz, data in segs:
+                if not loadable:
                     continue
-                addr = self.load + seg["p_vaddr"]
-                self.memory.map(addr, seg["p_memsz"])
-                data = seg.data()
+                addr = self.load + vaddr
+                self.memory.map(addr, memsz)
                 if data:
                     self.memory.write(addr, bytes(data))
         except Exception as exc:  # noqa: BLE001 - pyelftools raises its own types on damage

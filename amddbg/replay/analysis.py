@@ -21,6 +21,7 @@ Order of reasoning (each step only adds what the previous could not prove):
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import time
 
@@ -28,7 +29,7 @@ from amddbg.dwarf.values import lane_ranges
 from amddbg.errors import AmddbgError, UsageError
 from amddbg.isa.model import OperandKind
 from amddbg.replay.causes import limit_findings, refine
-from amddbg.replay.code import lane_addresses, loop_of, pointer_origin, stores_ahead, variable_at
+from amddbg.replay.code import argument_pointer, lane_addresses, loop_of, pointer_origin, stores_ahead, variable_at
 from amddbg.replay.cycles import cycle_writes, group_barriers, merge_cycles
 from amddbg.replay.findings import Explanation, Finding
 from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
@@ -500,8 +501,13 @@ def _fill_addresses(program, r, findings: list) -> None:
             seen = Counter(("local", a) for w in f.waves for _pc, a in r.lds_loads.get(w.get("thread"), []))
         if not seen:
             continue
-        address = seen.most_common(1)[0][0]
         t = next((x for x in program.waves if x.number == f.waves[0].get("thread")), None)
+        ranked = seen.most_common()
+        address = ranked[0][0]
+        if t is not None and not isinstance(address, tuple) and not variable_at(program, t, address):
+            # as in _dynamic_spins: a launch value -O0 reloads as often (the dispatch packet's sizes) is not the flag
+            address = next((a for a, n in ranked if n >= ranked[0][1] and not isinstance(a, tuple)
+                            and variable_at(program, t, a)), address)
         value, shown = _flag_value(program, t, address)
         f.details.update(address=shown, value=value, address_found_by="replay")
         f.summary = f.summary.replace("an address the registers do not give",
@@ -577,7 +583,14 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
             seen, local = r.lds_loads.get(t.number) or [], True
         if len(seen) < need:
             continue
-        (pc, address), n = Counter(seen).most_common(1)[0]
+        ranked = Counter(seen).most_common()
+        (pc, address), n = ranked[0]
+        if not local and not variable_at(program, t, address):
+            # -O0 loops reload launch values too (`nblocks()` reads the grid and work-group sizes from the dispatch
+            # packet every iteration, as often as the flag): prefer a load as frequent from a kernel argument's
+            # buffer or a global variable, which is what the loop waits for
+            (pc, address), n = next((x for x in ranked if x[1] >= n and variable_at(program, t, x[0][1])),
+                                    ranked[0])
         if n < need or (n < 2 and not loop[0] <= pc <= loop[1]):
             continue
         if local:
@@ -728,8 +741,28 @@ def _stored_constant(insns, store) -> int | None:
     data = [o for o in store.operands if not o.is_dest and o.kind is OperandKind.VGPR]
     if len(data) < 2:
         return None
-    reg = data[-1]
-    for i in reversed([x for x in insns if x.address < store.address]):
+    return _vgpr_constant(insns, store, data[-1])
+
+
+def _constant_address(program, t, insns, store) -> int | None:
+    """The address a store writes when the code fixes it: a kernel-argument pointer (its value read from the
+    kernarg segment in the core) plus a VGPR offset last set by a move of an immediate, plus the instruction's
+    offset (`global_store_dword v4, v0, s[0:1]` after `v_mov_b32 v4, 0`: `flags[0]`). None otherwise."""
+    base = argument_pointer(program, t, store)
+    ops = [o for o in store.operands if not o.is_dest and o.kind is OperandKind.VGPR]
+    if base is None or not ops or ops[0].count != 1:
+        return None
+    off = _vgpr_constant(insns, store, ops[0])
+    if off is None:
+        return None
+    m = re.search(r"\boffset:(-?0x[0-9a-fA-F]+|-?\d+)", store.text)
+    return (base + off + (int(m.group(1), 0) if m else 0)) & 0xFFFFFFFFFFFFFFFF
+
+
+def _vgpr_constant(insns, at, reg) -> int | None:
+    """The immediate VGPR `reg` holds at instruction `at`, when the last write before it (in address order) is a
+    move of an immediate."""
+    for i in reversed([x for x in insns if x.address < at.address]):
         for o in i.operands:
             if o.is_dest and o.kind is OperandKind.VGPR and o.register is not None and \
                     o.register <= reg.register < o.register + o.count:
@@ -743,7 +776,7 @@ def _stored_constant(insns, store) -> int | None:
 
 
 def likely_writers(program, t, writers: list, value: int | None, poll_line: int | None, load=None,
-                   loop: tuple[int, int] | None = None) -> list:
+                   loop: tuple[int, int] | None = None, address: int | None = None) -> list:
     """Narrow the stores that may have written the polled location: drop plain stores on the polling load's own
     line or inside the polling loop (they keep what the loop read, or mark the wait), and stores whose pointer the
     code does not show (-O0 keeps pointers on the stack) that access another width than the polling load; prefer
@@ -770,6 +803,10 @@ def likely_writers(program, t, writers: list, value: int | None, poll_line: int 
         exact = [w for w in keep if _stored_constant(insns, w[0]) == value]
         if exact:
             return exact[:3]
+    if address is not None:  # a store whose address the code fixes to the polled word (`flags[0] = P | agg`)
+        there = [w for w in keep if _constant_address(program, t, insns, w[0]) == address]
+        if there:
+            return there[:3]
     unshown = [w for w in keep if not w[3]]
     if len(unshown) > 1:
         # which of them stores through the polling load's own pointer (the same stack slot at -O0)? only that one
@@ -825,11 +862,16 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         poll_src = program.symbolize(load.address)
         # a store replay saw a spinner make elsewhere (after it left its loop) does not write the flag
         elsewhere = {pc for n in spinners for pc, a in r.stores.get(n, []) if a != address}
-        scanned = [w for w in _writers(program, t, load) if w[0].address not in elsewhere]
+        every = _writers(program, t, load)
+        scanned = [w for w in every if w[0].address not in elsewhere]
         poll_line = poll_src[0].line if poll_src else None
+        # (last: the stores replay saw the spinners make elsewhere, when nothing else is left: one store
+        # instruction can write the flag for one workgroup and another word for the next, as when -O2 merges a
+        # decoupled look-back's two publications `flags[0] = P|agg` and `flags[tile] = P|sum` into one)
         writers = (likely_writers(program, t, seen_writers(program, load, scanned, r, address), now, poll_line, load,
-                                  sp["loop"])
-                   or likely_writers(program, t, scanned, now, poll_line, load, sp["loop"]))
+                                  sp["loop"], address)
+                   or likely_writers(program, t, scanned, now, poll_line, load, sp["loop"], address)
+                   or likely_writers(program, t, every, now, poll_line, load, sp["loop"], address))
         groups.setdefault((address, load.address), []).append((t, sp, scope, how, now, seen, writers))
     findings = []
     pins: dict = {}

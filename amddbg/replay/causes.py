@@ -387,7 +387,7 @@ def _enclosing_break(program, lo: int, hi: int):
 
 
 def _release_probe(program, dispatch, t, loop: tuple[int, int], body, exit_pc: int, candidates: int,
-                   target: int, mask_in_core: bool = False) -> tuple[int, int] | None:
+                   target: set[int], mask_in_core: bool = False) -> tuple[int, int] | None:
     """Run wave `t` alone on to its loop's backward branch (out of a called lock helper, at -O0), reading the
     loop's break mask on the way, then from the loop's exit with EXEC = that mask, as the wave would once its
     spinning lanes were done: the code after the loop rejoins the lanes the loop's guard skipped (a rotated `while`:
@@ -424,21 +424,49 @@ def _release_probe(program, dispatch, t, loop: tuple[int, int], body, exit_pc: i
         pass
     except AmddbgError:
         return None
-    return _release_from(m, w, exit_pc, left[0], candidates, target)
+    got = _release_from(m, w, exit_pc, left[0], candidates, target)
+    if got is None and not left[0]:
+        # no lane left the loop: the lanes outside EXEC never entered it (an enclosing `if` turned them off, as
+        # the readers of a reader-writer lock whose one lane waits to upgrade). They rejoin once the spinning lanes
+        # are done: run the spinners out of the loop (a fresh wave: the probe above moved this one) and watch the
+        # others' stores after the join. The first such store to the polled location is the release they cannot
+        # reach.
+        again = _alone(program, dispatch, t)
+        if again is not None:
+            m2, w2 = again
+            got = _release_from(m2, w2, exit_pc, program_exec(t), candidates, target, rejoin=True)
+            if got is not None:
+                got = (*got[:3], "rejoin")
+    return got
 
 
-def _release_from(m, w, exit_pc: int, left: int | None, candidates: int, target: int) -> tuple[int, int] | None:
-    """Run wave `w` alone from its loop's exit with EXEC = the break mask `left`: the first store or atomic to
-    `target` by lanes of `candidates`, as (lanes, PC), or None."""
+def _release_from(m, w, exit_pc: int, left: int | None, candidates: int, target: set[int], rejoin: bool = False):
+    """Run wave `w` alone from its loop's exit with EXEC = `left` (the break mask): the first store or atomic to
+    one of the `target` addresses (the words the wave's lanes poll: several locks, one per lane's bucket) by lanes
+    of `candidates`, as (lanes, PC, return address), or None. Every lane of that instruction that writes one of
+    them is a holder (each bucket's lock has its own).
+
+    `rejoin`: `left` is the spinning lanes and the candidates join them later (after an enclosing `if`). Their
+    release may be an atomic the compiler's atomic optimizer issues from one elected lane (the first active one,
+    often a spinner: `fetch_sub(&state, 1)` of 64 lanes is one `global_atomic_sub` of 64): the first write to a
+    target after the candidates rejoined counts, and its lanes are the candidates EXEC held last before it."""
     w.pc, w.exec = exit_pc, (left or 0) & ((1 << w.lanes) - 1)
     hit: list = []
+    joined = [0]
 
     def hook(ev) -> None:
         if ev.wave is not w:
             return
+        if rejoin and w.exec & candidates:
+            joined[0] = w.exec & candidates
         for op in ev.memops:
+            if rejoin and joined[0] and op.kind in ("store", "atomic") and op.addresses and any(
+                    a <= x < a + 4 for a in op.addresses.values() for x in target):
+                hit.append((joined[0], ev.pc, w.s[30] | (w.s[31] << 32)))
+                raise _Found
             if op.kind in ("store", "atomic") and op.addresses:
-                lanes = sum(1 << ln for ln, a in op.addresses.items() if a <= target < a + 4) & candidates
+                lanes = sum(1 << ln for ln, a in op.addresses.items()
+                            if any(a <= x < a + 4 for x in target)) & candidates
                 if lanes:  # lanes that are not spinning release the lock
                     # s[30:31]: the return address while in a called function (AMDGPU's calling convention; a
                     # leaf `unlock()` keeps it there), for the call site's line
@@ -447,6 +475,54 @@ def _release_from(m, w, exit_pc: int, left: int | None, candidates: int, target:
 
     _run_alone(m, hook, PROBE_STEPS)
     return hit[0] if hit else None
+
+
+def _loop_exit(body, lo: int, hi: int) -> int | None:
+    """Where a loop [lo, hi] goes when it ends: past its conditional backward branch, else the target of its exit
+    branch out of [lo, hi]."""
+    back = next((i for i in body if i.address == hi), None)
+    if back is None:
+        return None
+    if back.is_conditional:
+        return hi + back.size
+    return next((b.branch_target for b in _exits(body, lo, hi)
+                 if b.branch_target is not None and not lo <= b.branch_target <= hi), None)
+
+
+def _lane_words(program, dispatch, t, pc: int | None) -> dict:
+    """{lane: address} the wave's access at `pc` (its poll) reads: from running the wave alone from the core until
+    it executes `pc` (-O0 reloads the pointer from the stack and reuses its registers, so the saved ones may hold
+    something else by then), else from the saved registers; {} when neither tells."""
+    if pc is None:
+        return {}
+    try:
+        insn = next((i for i in program.disassemble(pc) if i.address == pc), None)
+    except AmddbgError:
+        return {}
+    if insn is None or insn.memory is None:
+        return {}
+    got = _alone(program, dispatch, t)
+    if got is not None:
+        m, w = got
+        seen: list = []
+
+        def hook(ev) -> None:
+            if ev.wave is w and ev.pc == pc:
+                for op in ev.memops:
+                    if op.addresses:
+                        seen.append(dict(op.addresses))
+                        raise _Found
+
+        _run_alone(m, hook, PROBE_STEPS)
+        if seen:
+            return seen[0]
+    return lane_addresses(t, insn) or {}
+
+
+def _polled_words(program, dispatch, t, pc: int | None, address: int) -> set[int]:
+    """The words the spinning lanes of wave `t` poll at `pc`: `address` (the one replay saw), plus each active
+    lane's own (per-lane locks: `locks[key & 3]`)."""
+    return {address} | set(_lane_words(program, dispatch, t, pc).values())
 
 
 def _poll_loop(program, t):
@@ -483,6 +559,7 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
         groups.setdefault(address, []).append((t, loop, body, pc))
     for address, members in groups.items():
         holders = []
+        rejoin = False
         for t, (lo, hi), body, _pc in members:
             active = program_exec(t)  # not the all-lanes EXEC of an -O0 whole-wave spill sequence
             mask = _live_mask(t) & ~active
@@ -495,15 +572,14 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
                     continue
                 (lo, hi), body, _brk = outer
                 nested = True
-            back = next(i for i in body if i.address == hi)
-            exit_pc = hi + back.size if back.is_conditional else next(
-                (b.branch_target for b in _exits(body, lo, hi)
-                 if b.branch_target is not None and not lo <= b.branch_target <= hi), None)
+            exit_pc = _loop_exit(body, lo, hi)
             if exit_pc is None:
                 continue
-            got = _release_probe(program, dispatch, t, (lo, hi), body, exit_pc, mask, address, mask_in_core=nested)
+            words = _polled_words(program, dispatch, t, _pc, address)
+            got = _release_probe(program, dispatch, t, (lo, hi), body, exit_pc, mask, words, mask_in_core=nested)
             if got is not None:
-                holders.append((t, *got))
+                holders.append((t, *got[:3]))
+                rejoin = rejoin or len(got) > 3
         if not holders:
             continue
         t0, _loop0, _body0, poll_pc = members[0]
@@ -526,7 +602,9 @@ def simt_locks(program, r, findings: list, dispatch) -> None:
         summary = (f"{_who(docs)} spin{_s(docs)} on {shown} at {polled_at}"
                    + (f" (value {value} in the core)" if value is not None else "")
                    + f": it is held by lane{'s' if '-' in lanes or ',' in lanes else ''} {lanes} of wave "
-                   f"{h.wave_in_group} of workgroup {tuple(h.workgroup or ())}, which left the loop but cannot reach "
+                   f"{h.wave_in_group} of workgroup {tuple(h.workgroup or ())}, which "
+                   + ("wait outside the loop (an enclosing branch turned them off)" if rejoin else "left the loop")
+                   + f" but cannot reach "
                    f"the release at {where}: the lanes of a wave run together, and EXEC keeps that wave in the loop "
                    "while any of its lanes still spins (a SIMT lock inside one wave; take the lock once per wave, or "
                    "release it inside the loop)")
@@ -718,7 +796,7 @@ def final_values(program, r, findings: list, dispatch, budget: int, info: dict) 
         t = threads.get(f.waves[0].get("thread"))
         if t is None:
             continue
-        loop, body = loop_of(program, t.pc)
+        loop, body = _poll_loop(program, t)  # (at -O0 the wave may be in a helper its loop calls: `nblocks()`)
         if loop is None:
             continue
         pc, seen_at = _polled(r, t, loop[0], loop[1], body)
@@ -730,9 +808,14 @@ def final_values(program, r, findings: list, dispatch, budget: int, info: dict) 
                                                                     if x["role"] != "polling load"]
         if not str(f.details.get("address", "")).startswith("0x") or not f.details.get("value"):
             continue
+        if _unwritten_lane(program, dispatch, t, pc, f):
+            continue  # a lane polls its own word, which nothing wrote: that lane keeps the wave in the loop
         address, value = int(f.details["address"], 16), f.details["value"]
         seen = [v for _pc, v in _compare_values(program, dispatch, t, *loop)]
-        cands = []  # the compared values first, then their neighbours (`count < 128` compares with 127 or 128)
+        # 0 first (docs/explain.md: a loop that 0 would end, a flag nobody clears or a sense nobody flips back,
+        # stays `no_writer` with waits_for 0), then the compared values, then their neighbours (`count < 128`
+        # compares with 127 or 128)
+        cands = [0] if value != 0 else []
         for delta in (0, 1, -1):
             for v in seen:
                 c = (v + delta) & 0xFFFFFFFF
@@ -740,8 +823,8 @@ def final_values(program, r, findings: list, dispatch, budget: int, info: dict) 
                     cands.append(c)
         waits_for = None
         nums = {w.get("thread") for w in f.waves}
-        watch = {n: loop for n in nums}
-        for c in cands[:6]:
+        watch = {n: _watched(threads.get(n), loop) for n in nums}
+        for c in cands[:7]:
             try:
                 rr = replay(program, dispatch=dispatch, assume=[Assumption.parse(f"mem:{address:#x}={c}")],
                             watch=watch, max_instructions=budget)
@@ -771,18 +854,122 @@ def final_values(program, r, findings: list, dispatch, budget: int, info: dict) 
                         + ")"))
 
 
-def _merge_no_writer(findings: list) -> None:
-    """One `no_writer` finding per polled address and polling line: the static and the replayed analyses may each
-    have found some of the waves (at -O0 the saved registers give one wave's address and not another's)."""
+def _unwritten_lane(program, dispatch, t, pc: int | None, f: Finding) -> bool:
+    """A poll whose lanes read words of their own (`slot[tid]`, a wave-wide vote over them): the word replay saw
+    may be one that was written, while another lane's is still 0 (nothing wrote it) and keeps the whole wave in
+    the loop. Point `f` at the first such lane's word (the loop waits for a write to it: `no_writer` stays right)
+    and say so; True when there is one."""
+    addrs = _lane_words(program, dispatch, t, pc)
+    if len(set(addrs.values())) < 2:
+        return False
+    zero = [(ln, a) for ln, a in sorted(addrs.items()) if _read_u32(program, a) == 0]
+    if not zero:
+        return False
+    lanes = lane_ranges(sum(1 << ln for ln, _a in zero), t.lanes)
+    ln, a = zero[0]
+    var = variable_at(program, t, a)
+    f.details.update(address=f"{a:#x}", value=0, variable=var, unwritten_lanes=lanes)
+    name = f"{var} at {a:#x}" if var else f"{a:#x}"
+    f.summary = (f"{_who(f.waves)} poll{_s(f.waves)} a word per lane at {place(program, pc).text()}; lane"
+                 f"{'s' if '-' in lanes or ',' in lanes else ''} {lanes} read words that are 0 (the first, {name}) "
+                 "and no live wave of the dispatch can store to them: those lanes keep the wave in the loop")
+    return True
+
+
+def _writes_after_loop(program, dispatch, t, targets: set[int]) -> bool | None:
+    """Does wave `t`, run alone from its poll loop's exit with its own EXEC (as if its lanes' wait had ended),
+    store to one of `targets`? None when that cannot be run."""
+    loop, body = _poll_loop(program, t)
+    if loop is None:
+        return None
+    exit_pc = _loop_exit(body, *loop)
+    if exit_pc is None:
+        return None
+    got = _alone(program, dispatch, t, pc=exit_pc, mask=program_exec(t))
+    if got is None:
+        return None
+    m, w = got
+    hit: list = []
+
+    def hook(ev) -> None:
+        if ev.wave is not w:
+            return
+        for op in ev.memops:
+            if op.kind in ("store", "atomic") and op.addresses and any(
+                    a <= x < a + 4 for a in op.addresses.values() for x in targets):
+                hit.append(ev.pc)
+                raise _Found
+
+    _run_alone(m, hook, PROBE_STEPS)
+    return bool(hit)
+
+
+MAX_WRITER_PROBES = 16
+
+
+def spinning_writers(program, findings: list, dispatch) -> None:
+    """`writer_blocked` spins whose only writers (by the code scan) are spinning waves: the scan counts every store
+    after the poll in the listing, but clang lays out the arms of an `if` in any order, and a structured branch
+    runs an arm with the lanes that took it. Run each such writer alone from its loop's exit with its own EXEC (as
+    if its wait had ended): when none of them stores to the polled word (the flip of a sense-reversing barrier
+    sits on the arm the waiting waves did not take; a producer's push laid out after the consumers' loop), nobody
+    can write it: `no_writer` (and `final_values` may then find the value final: `never_true`)."""
+    threads = {t.number: t for t in program.waves}
+    for f in findings:
+        if f.kind != "spin_forever" or f.cause != "writer_blocked" or f.details.get("why"):
+            continue
+        writers = f.locations[0].get("_writers") if f.locations else None
+        address = str(f.details.get("address", ""))
+        if not writers or not all(writers.values()) or not address.startswith("0x"):
+            continue  # a writer waits at a barrier (a real blocked writer), or the scan did not say who
+        probes: dict = {}
+        for n in writers:
+            o = threads.get(n)
+            if o is not None:
+                probes.setdefault((o.pc, program_exec(o)), o)
+        if len(probes) > MAX_WRITER_PROBES or len(probes) < 1:
+            continue
+        target = {int(address, 16)}
+        if any(_writes_after_loop(program, dispatch, o, target) is not False for o in probes.values()):
+            continue
+        f.cause = "no_writer"
+        f.locations = [x for x in f.locations if x["role"] != "write that never lands"]
+        f.summary = (f.summary.split("; the only writers")[0] + " and no live wave of the dispatch can store to it "
+                     "(the stores after the poll that may alias it are on paths the polling waves already left: "
+                     "run out of their loops, they do not store there)")
+        f.details["found_by"] = "replay"
+
+
+def _watched(t, loop: tuple[int, int]) -> tuple:
+    """The range replay watches wave `t` leave: its loop, plus the return address into it when the wave is inside a
+    helper the loop calls (-O0's `nblocks()`), so that returning into the loop does not count as leaving it."""
+    if t is None or loop[0] <= t.pc <= loop[1]:
+        return loop
+    try:
+        frames = t.frames()
+    except AmddbgError:
+        return loop
+    ret = next((f.pc for f in frames[1:] if not getattr(f, "inline_depth", 0) and
+                loop[0] <= getattr(f, "pc", -1) <= loop[1]), None)
+    return loop if ret is None else (*loop, ret)
+
+
+def _merge_no_writer(findings: list, cause: str = "no_writer") -> None:
+    """One `no_writer` (or `cause`) finding per polled address and polling line: the static and the replayed
+    analyses may each have found some of the waves (at -O0 the saved registers give one wave's address and not
+    another's; a wave caught inside a helper its loop calls is found by replay alone)."""
     first: dict = {}
     keep = []
     for f in findings:
-        if f.kind == "spin_forever" and f.cause == "no_writer":
+        if f.kind == "spin_forever" and f.cause == cause:
             poll = next((x["line"] for x in f.locations if x["role"] == "polling load"), None)
             key = (f.details.get("address"), poll)
             if key in first:
                 g = first[key]
+                before = f"{_who(g.waves)} poll{_s(g.waves)} "
                 g.waves += [w for w in f.waves if w.get("thread") not in {x.get("thread") for x in g.waves}]
+                if g.summary.startswith(before):  # the subject names every wave merged in
+                    g.summary = f"{_who(g.waves)} poll{_s(g.waves)} " + g.summary[len(before):]
                 if not g.details.get("variable") and f.details.get("variable"):
                     g.details["variable"] = f.details["variable"]
                 continue
@@ -831,7 +1018,9 @@ def blocked_writes(program, findings: list, dispatch, budget: int, info: dict) -
 def refine(program, r, findings: list, dispatch, budget: int, info: dict) -> None:
     """Apply this module's causes to the findings of a replay-proven hang (in place)."""
     simt_locks(program, r, findings, dispatch)
+    spinning_writers(program, findings, dispatch)
     unexitable_loops(program, r, findings, dispatch)
     _merge_no_writer(findings)
     final_values(program, r, findings, dispatch, budget, info)
+    _merge_no_writer(findings, "never_true")
     blocked_writes(program, findings, dispatch, budget, info)

@@ -134,8 +134,11 @@ def _store_scan(program, pc: int, innermost: bool, lds: bool) -> list:
     except AmddbgError:
         insns = []
     ahead = [i for i in insns if i.address >= pc]
+    reach = reachable_from(insns, pc)
     out = []
     for k, i in enumerate(ahead):
+        if reach is not None and i.address not in reach:
+            continue  # a store on a branch the wave already passed (the other arm of an `if` laid out after it)
         mem = i.memory
         if mem is None or not (mem.is_store or mem.is_atomic) or mem.space.value == "scratch" or \
                 (mem.space.value == "lds") != lds:
@@ -150,6 +153,44 @@ def _store_scan(program, pc: int, innermost: bool, lds: bool) -> list:
         out.append((i, innermost and not any(reg_written(between, o) for o in addr_ops)))
     cache[key] = out
     return out
+
+
+def reachable_from(insns, pc: int) -> set[int] | None:
+    """Addresses of the instructions of `insns` (one function's) that control can reach from `pc`, following
+    branches both ways where conditional, stopping at `s_endpgm` and returns (a call returns to the next
+    instruction). None when some jump's target is not known (`s_setpc_b64` to a computed address): the caller
+    then keeps its linear scan. Why: clang lays out the arms of an `if` in any order, so a store after the wave's
+    PC in the listing may sit on the arm it did not take (the flip of a sense-reversing barrier beside the loop of
+    the waves that wait for it; a producer's push laid out after the consumers' poll): such a wave can never
+    execute it, and must not count as a (blocked) writer of what it polls."""
+    at = {i.address: k for k, i in enumerate(insns)}
+    if pc not in at:
+        return None
+    seen: set[int] = set()
+    todo = [pc]
+    while todo:
+        a = todo.pop()
+        if a in seen or a not in at:
+            continue
+        seen.add(a)
+        i = insns[at[a]]
+        nxt = a + i.size
+        if i.is_endpgm or i.is_return:
+            continue
+        if i.is_call:
+            todo.append(nxt)
+            continue
+        if i.is_branch:
+            if i.branch_target is None:
+                return None
+            todo.append(i.branch_target)
+            if i.is_conditional:
+                todo.append(nxt)
+            continue
+        if i.mnemonic.startswith("s_setpc"):
+            return None
+        todo.append(nxt)
+    return seen
 
 
 def _stores_ahead_from(t, pc: int, innermost: bool, lds: bool = False):

@@ -269,6 +269,9 @@ def static_explanation(program, *, dispatch: int | None = None) -> Explanation:
                 if (loc["file"], loc["line"]) not in seen:
                     seen.add((loc["file"], loc["line"]))
                     locs.append(loc)
+            # (not in the JSON) the waves that would write, and whether each spins itself: causes.py asks a
+            # spinning writer whether its path out of the loop really stores there
+            locs[0]["_writers"] = {o.number: o.number in spin_info for o, _i in blocked}
             var = variable_at(program, t, next(iter(polled.values()))) if polled else None
             group = spin_groups[key] = Finding("spin_forever", cause, "", [], locs,
                                                {"address": where, "value": value, "variable": var})

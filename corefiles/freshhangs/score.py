@@ -29,8 +29,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOURCE = HERE / "freshhangs.hip"
-OBJECTS = sorted(p.stem[len("freshhangs-"):] for p in HERE.glob("freshhangs-llvm*.co"))
+CORPUS = HERE.name  # the objects' prefix: <corpus>-llvm{19,22}-<target>-w{32,64}-O{0,2}.co
+SOURCE = HERE / f"{CORPUS}.hip"
+OBJECTS = sorted(p.stem[len(CORPUS) + 1:] for p in HERE.glob(f"{CORPUS}-llvm*.co"))
 ADDR2LINE = shutil.which("llvm-addr2line-22")
 RUN_LIMIT = 3_000_000  # wave-instructions per run: the counting loops are proven stuck after ~110k
 
@@ -351,6 +352,19 @@ EXPECT = {
 BT_MARKS = ("poll", "loop", "barrier", "trap", "fault", "release", "write")
 
 
+
+def retarget(here: Path, cases: dict, bt_marks: tuple = BT_MARKS) -> None:
+    """Point this scorer at another corpus folder (corefiles/freshhangs2/score.py loads its own copy of this module
+    and calls this, then sets EXPECT): the source `<folder>.hip`, its markers and objects, the cases and the marker
+    names a stuck wave's `bt` may name. The run, explain, `bt`/addr2line checks and the table stay this file's."""
+    global HERE, CORPUS, SOURCE, OBJECTS, MARKS, HELPERS, CASES, BT_MARKS
+    HERE, CORPUS = here, here.name
+    SOURCE = here / f"{CORPUS}.hip"
+    OBJECTS = sorted(p.stem[len(CORPUS) + 1:] for p in here.glob(f"{CORPUS}-llvm*.co"))
+    MARKS, HELPERS = markers()
+    CASES, BT_MARKS = cases, bt_marks
+
+
 # ---------------------------------------------------------------------------------------------- running a case
 def _amddbg(*argv, timeout: int = 900) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "amddbg", *map(str, argv)], capture_output=True, text=True,
@@ -359,7 +373,7 @@ def _amddbg(*argv, timeout: int = 900) -> subprocess.CompletedProcess:
 
 def _run(obj: str, kernel: str, core: Path, limit: int = RUN_LIMIT) -> tuple[str, dict, str]:
     _, name, grid, block, args = CASES[kernel]
-    cmd = ["run", HERE / f"freshhangs-{obj}.co", "--kernel", name, "--grid", grid, "--block", block, "--json",
+    cmd = ["run", HERE / f"{CORPUS}-{obj}.co", "--kernel", name, "--grid", grid, "--block", block, "--json",
            "--core", core, "--max-instructions", limit]
     for a in args:
         cmd += ["--arg", a]
@@ -396,7 +410,7 @@ def _core_waves(core: Path) -> tuple[set, set]:
 
 
 def _addr2line(obj: str, rel: int) -> list[tuple[str, int]]:
-    out = subprocess.run([ADDR2LINE, "-i", "-f", "-C", "-e", str(HERE / f"freshhangs-{obj}.co"), hex(rel)],
+    out = subprocess.run([ADDR2LINE, "-i", "-f", "-C", "-e", str(HERE / f"{CORPUS}-{obj}.co"), hex(rel)],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     pairs = zip(out[::2], out[1::2], strict=False)
     return [(fn.split("(")[0], int(where.rsplit(":", 1)[1].split()[0] or 0)) for fn, where in pairs]
@@ -404,8 +418,8 @@ def _addr2line(obj: str, rel: int) -> list[tuple[str, int]]:
 
 def _fname(fn: str) -> str:
     """addr2line's function name as bt spells it: a template instance's demangled name starts with its return
-    type (`void ticket_tmpl<unsigned int>`), which bt leaves out."""
-    return re.sub(r"^[\w:]+(?: [*&]+)? (?=[\w:]+<)", "", fn)
+    type (`void ticket_tmpl<unsigned int>`, `unsigned int look_back<3>`), which bt leaves out."""
+    return re.sub(r"^(?:[\w:]+(?: [*&]+)? )+(?=[\w:]+<)", "", fn)
 
 
 def _bt(c: Checks, core: Path, obj: str, kernel: str, trapped: bool) -> None:
@@ -499,7 +513,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     kernels = args.kernel or list(CASES)
     objects = args.object or OBJECTS
-    work = Path(tempfile.mkdtemp(prefix="freshhangs-"))
+    work = Path(tempfile.mkdtemp(prefix=f"{CORPUS}-"))
     todo = [(o, k) for k in kernels for o in objects]
     results: dict = {}
     with ThreadPoolExecutor(args.jobs) as pool:

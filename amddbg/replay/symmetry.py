@@ -560,7 +560,12 @@ def _check(d: _Dirty, insn, shape: tuple, ev, tracker: Tracker | None = None) ->
                 return "touches its private (scratch) memory"
         if op.kind in ("store", "atomic") and op.space in ("global", "generic", "scalar"):
             return "writes global memory (its class's other waves would write too)"
-    if partial:
+    if partial:  # (the rest of the register keeps its value: one that differs would be half the members' own)
+        for kind, lo, hi, *_t in writes:
+            if (kind is OperandKind.SGPR and d.sgprs and not d.sgprs.isdisjoint(range(lo, hi))) or (
+                    kind is OperandKind.VGPR and any(r in d.vgprs for r in range(lo, hi))) or (
+                    kind is OperandKind.AGPR and any(r in d.acc for r in range(lo, hi))):
+                return "writes part of a register that differs between the waves of its class"
         return None
     # the registers it writes now hold what every member computes the same way (not a partial or conditional
     # write: the rest of the register keeps what it held)

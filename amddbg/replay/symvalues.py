@@ -170,7 +170,9 @@ class MemberValues:
         pre = (w.exec, w.vcc, w.scc, w.m0, w.mode)
         ctx = Ctx(sh, self.machine)
         s_dirty = [(r, self.sgprs[(w, r)]) for r in sorted(d.sgprs)]
-        v_dirty = [(r, self.vgprs[(w, r)]) for r in sorted(rows) if r in d.vgprs]
+        # a row's values that differ are the member's in its differing lanes only: the other lanes hold what the
+        # representative holds now (a write under EXEC since may have changed them)
+        v_dirty = [(r, self.vgprs[(w, r)], _lanes(d.vgprs[r], w.lanes)) for r in sorted(rows) if r in d.vgprs]
         sp_dirty = [(name, self.specials[(w, name)]) for name in sorted(d.special)]
         tt = self.ttmps.get(w) if d.ttmps else None
         out_s = np.empty((n, 128), dtype=np.uint64)
@@ -183,8 +185,8 @@ class MemberValues:
                 sh.s[r] = int(a[j])
             for r, row in pre_v.items():
                 sh.v[r] = row
-            for r, a in v_dirty:
-                sh.v[r] = a[j]
+            for r, a, lanes in v_dirty:
+                sh.v[r][lanes] = a[j][lanes]
             sh.exec, sh.vcc, sh.scc, sh.m0, sh.mode = pre
             for name, a in sp_dirty:
                 setattr(sh, name, int(a[j]))
@@ -267,6 +269,10 @@ class MemberValues:
                 self.specials.pop((w, name), None)
         self.version[w] = self.version.get(w, 0) + 1
         return None
+
+
+def _lanes(mask: int, lanes: int) -> np.ndarray:
+    return np.array([bool(mask >> ln & 1) for ln in range(lanes)])
 
 
 def _atomic_ops(memops: list, into: list) -> str | None:

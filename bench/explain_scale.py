@@ -3,6 +3,7 @@
 
     python3 bench/explain_scale.py                       # 64, 256, 1024 and 10000 waves
     python3 bench/explain_scale.py --waves 64 1024 --dir /tmp/cores   # keep the cores
+    python3 bench/explain_scale.py --kernel alive_poll --waves 1024 --whole   # also `explain --no-symmetry`
 
 Each core comes from `amddbg run` on corefiles/scenarios (spin_no_writer, gfx90a: one 64-lane wave per workgroup
 polls a flag no one writes) or, with --kernel alive_poll, corefiles/symhangs (each work-item also stores 1 to its
@@ -10,7 +11,8 @@ own word every iteration: a class that writes global memory), stopped by its han
 --max-instructions. Then, each in a fresh process:
 `amddbg explain --json` (wall and CPU seconds, verdict, replayed wave-instructions, how: by symmetry or whole) and
 the start-up summary (`amddbg.open` + `summary_lines`, what the REPL prints before its prompt: `prompt s`) and the
-summary's explanation the REPL's worker process computes after it (`explain_lines`, `bg s`). Goals: explain on
+summary's explanation the REPL's worker process computes after it (`explain_lines`, `bg s`); with --whole, also
+`explain --no-symmetry` (every wave replayed: `whole cpu s`, `whole replayed`). Goals: explain on
 10,000 waves < 30 s, prompt < 2 s whatever the core. On a shared machine the wall time includes waiting for a
 CPU; the CPU time is what the work costs.
 """
@@ -80,6 +82,8 @@ def main() -> int:
     ap.add_argument("--kernel", choices=sorted(KERNELS), default="spin_no_writer",
                     help="spin_no_writer (scenarios: polls only) or alive_poll (symhangs: each work-item also stores "
                          "to its own word every iteration, a class that writes global memory)")
+    ap.add_argument("--whole", action="store_true",
+                    help="also time `explain --no-symmetry` (every wave replayed) on each core")
     args = ap.parse_args()
     tmp = None
     if args.dir:
@@ -109,6 +113,14 @@ def main() -> int:
             prompt_s, bg_s = "?", "?"
         print(f"{n:>6} {built:>7.1f} {wall:>9.2f} {cpu:>6.2f} {doc['verdict']:8} "
               f"{doc['replay']['wave_instructions']:>9}  {prompt_s:>8} {bg_s:>6}  {how}")
+        if args.whole:
+            _w, wcpu, wp = _timed([sys.executable, "-m", "amddbg", "explain", str(core), "--json", "--no-symmetry"])
+            try:
+                wdoc = json.loads(wp.stdout)
+                print(f"{'':>6} whole (--no-symmetry): {wcpu:.2f} s CPU, {wdoc['verdict']}, "
+                      f"{wdoc['replay']['wave_instructions']} wave-instructions")
+            except ValueError:
+                print(f"{'':>6} whole (--no-symmetry) failed: {wp.stderr.strip()[-200:]}")
         worst = max(worst, wall if n >= 10000 else 0.0)
     if tmp is not None:
         tmp.cleanup()

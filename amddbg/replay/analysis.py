@@ -85,7 +85,8 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
     if r.symmetry:
         info["symmetry"] = r.symmetry
     if r.followed:  # (popped by _done: which waves each finding names were proven by symmetry)
-        info["_followed"] = r.followed
+        info["_followed"] = {t.number: (tuple(t.workgroup or ()), t.wave_in_group) for t in program.waves
+                             if t.number in r.followed}
         info["symmetry_waves"] = {"replayed": len(r.state.threads) - len(r.followed), "followed": len(r.followed),
                                   "followed_threads": wave_list(sorted(r.followed)),
                                   "member_instructions": r.member_instructions, "member_atomics": r.member_atomics}
@@ -234,6 +235,7 @@ def _barrier_objects(program, r) -> list[Finding]:
     waves = {(tuple(w.workgroup), w.wave_in_group): w for w in r.machine.waves}
     out = []
     clusters_done: set = set()
+    followers = _member_workgroups(program, r)
     for g in r.machine.barrier_view():
         for b in g["barriers"]:
             if not b["waiting"] or b["arrived"] >= b["expected"]:
@@ -256,10 +258,37 @@ def _barrier_objects(program, r) -> list[Finding]:
                        f"(waves {', '.join(map(str, b['arrivals'])) or 'none'}); waves "
                        f"{', '.join(map(str, b['waiting']))} wait on it" +
                        (f"; wave(s) {', '.join(map(str, never))} wait without having arrived" if never else ""))
-            out.append(Finding("barrier_deadlock", "missing_arrivals", summary,
-                               [{"workgroup": list(wg), "wave_in_group": n} for n in b["waiting"]], locs,
-                               {"barrier": b["id"], "expected": b["expected"], "arrived": b["arrived"],
-                                "found_by": "replay"}))
+            for g2 in [wg, *followers.get(wg, ())]:  # (members of its class: the same state, by symmetry)
+                locs2 = locs
+                if g2 != wg:
+                    t2 = threads.get((g2, members[0].wave_in_group)) if members else None
+                    locs2 = [wave_location(t2, "waiting at barrier", members[0].pc)] if t2 is not None else []
+                out.append(Finding("barrier_deadlock", "missing_arrivals", summary.replace(f"workgroup {wg}:",
+                                                                                           f"workgroup {g2}:", 1),
+                                   [{"workgroup": list(g2), "wave_in_group": n} for n in b["waiting"]], locs2,
+                                   {"barrier": b["id"], "expected": b["expected"], "arrived": b["arrived"],
+                                    "found_by": "replay"}))
+    # in dispatch order (z, y, x), whether or not members were added after their representatives
+    clustered = [f for f in out if "cluster" in f.details]
+    plain = sorted((f for f in out if "cluster" not in f.details),
+                   key=lambda f: tuple(reversed(f.waves[0]["workgroup"])) if f.waves else ())
+    return clustered + plain
+
+
+def _member_workgroups(program, r) -> dict:
+    """Replay by symmetry: representative workgroup -> the workgroups that follow it (what the replayed machine
+    shows for the representative holds for them: the same state, the same barrier objects, the same misuse)."""
+    followed = getattr(r, "followed", None) or {}
+    if not followed:
+        return {}
+    wg_of = {t.number: tuple(t.workgroup or ()) for t in program.waves}
+    out: dict = {}
+    for member, rep in followed.items():
+        g, rg = wg_of.get(member), wg_of.get(rep)
+        if g is not None and rg is not None and g != rg:
+            out.setdefault(rg, [])
+            if g not in out[rg]:
+                out[rg].append(g)
     return out
 
 
@@ -290,11 +319,15 @@ def _misuse_findings(program, r) -> list[Finding]:
     """Barrier misuse the emulator's barrier objects recorded during replay (the execution-synchronization spec's
     rules: a wait on a named barrier the wave did not join, arrive then drop, a drop below zero, ...)."""
     threads = {(tuple(t.workgroup or ()), t.wave_in_group): t for t in program.waves}
+    followers = _member_workgroups(program, r)
     groups: dict = {}
     for m in getattr(r.machine, "barrier_misuse", []) or []:
-        groups.setdefault((m["kind"], m["barrier"], m["pc"]), []).append(m)
+        for g2 in [tuple(m["workgroup"]), *followers.get(tuple(m["workgroup"]), ())]:
+            groups.setdefault((m["kind"], m["barrier"], m["pc"]), []).append({**m, "workgroup": g2})
     out = []
     for (kind, bid, pc), ms in groups.items():
+        # in dispatch order (z, y, x), whether or not members were added after their representatives
+        ms.sort(key=lambda m: (tuple(reversed(tuple(m["workgroup"]))), m["wave_in_group"] or 0))
         t = threads.get((tuple(ms[0]["workgroup"]), ms[0]["wave_in_group"]))
         loc = wave_location(t, "misuse", pc) if t is not None else {"function": None, "file": None, "line": None,
                                                             "role": "misuse", "pc": f"{pc:#x}"}
@@ -326,12 +359,22 @@ def _done(exp: Explanation, info: dict, t0: float) -> Explanation:
 
 def _attribute(findings: list, followed: dict) -> None:
     """Each finding that names waves a replay by symmetry did not run says so: how many of its waves replay ran,
-    how many follow their class's representative (JSON `by_symmetry`, a line under the summary in text)."""
+    how many follow their class's representative (JSON `by_symmetry`, a line under the summary in text).
+    `followed`: member thread -> (workgroup, wave in group); a finding's wave is matched by its thread, or by its
+    place when it names none (barrier findings read from the replayed machine)."""
+    by_place = {place: num for num, place in followed.items()}
     for f in findings:
-        threads = [w.get("thread") for w in f.waves if isinstance(w, dict)]
-        mine = sorted(t for t in threads if t in followed)
+        docs = [w for w in f.waves if isinstance(w, dict)]
+        mine = []
+        for w in docs:
+            num = w.get("thread")
+            if num is None:
+                num = by_place.get((tuple(w.get("workgroup") or ()), w.get("wave_in_group")))
+            if num in followed:
+                mine.append(num)
         if mine:
-            f.by_symmetry = {"replayed": len(threads) - len(mine), "followed": len(mine), "threads": wave_list(mine)}
+            f.by_symmetry = {"replayed": len(docs) - len(mine), "followed": len(mine),
+                             "threads": wave_list(sorted(mine))}
 
 
 def _explain_replayed(r, dispatch) -> Explanation:

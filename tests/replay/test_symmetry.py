@@ -359,3 +359,27 @@ def test_symmetry_refused_when_an_atomic_result_differs_and_is_used(tmp_path):
     method = sym["replay"]["method"]
     assert "replayed the whole dispatch: a representative of" in method, method
     assert sym["verdict"] == whole["verdict"] and _plain(sym["findings"]) == _plain(whole["findings"])
+
+
+def test_findings_read_from_the_replayed_machine_cover_the_members(tmp_path):
+    """corefiles/barriers wait_unsignaled (gfx1200: wave 1 of each workgroup waits on the workgroup barrier it never
+    signalled), 24 workgroups caught before the waits: the barrier objects and the misuse the replayed machine
+    records are the representatives' only, and are extended to the workgroups that follow them, so the findings
+    are the whole replay's (every waiting workgroup, every misusing wave), each saying which waves were replayed."""
+    core = tmp_path / "wait_unsignaled.gpu"
+    subprocess.run([sys.executable, "-m", "amddbg", "run", str(ROOT / "corefiles" / "barriers" / "barriers-gfx1200.co"),
+                    "--kernel", "wait_unsignaled", "--grid", str(24 * 128), "--block", "128", "--arg",
+                    f"buf:i32:{24 * 128}", "--max-instructions", "200", "--core", str(core)],
+                   check=True, capture_output=True, env=ENV, cwd=str(ROOT), timeout=600)
+    sym = _explain_cli(str(core))
+    whole = _explain_cli(str(core), "--no-symmetry")
+    assert "by symmetry: replayed" in sym["replay"]["method"]
+    assert sym["verdict"] == whole["verdict"] == "hang"
+    assert _plain(sym["findings"]) == _plain(whole["findings"])
+    kinds = {f["kind"]: f for f in sym["findings"]}
+    assert set(kinds) == {"barrier_deadlock", "barrier_misuse"}
+    for f in kinds.values():
+        assert f["by_symmetry"]["followed"] > 0
+        assert f["by_symmetry"]["replayed"] + f["by_symmetry"]["followed"] == len(f["waves"])
+    misuse = kinds["barrier_misuse"]
+    assert misuse["summary"].startswith(f"replay: {len(misuse['waves'])} wave(s) misuse barrier -1")

@@ -18,6 +18,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -151,6 +152,22 @@ def build_all(dest: Path, builds: list[Build]) -> list[dict]:
     return records
 
 
+def wave64_delta(plain: str, wave64: str) -> str:
+    """The instruction lines of `llvm-objdump -d --mattr=+wavefrontsize64` that differ from plain `-d` (which
+    names every GFX10+ object's registers the wave32 way): the lane masks of wave64 code (`vcc`, `s[0:1]`).
+    Laid over the stored plain listing, they give the wave64 listing; storing only them keeps the corpus small."""
+    def lines(text: str) -> dict[str, str]:
+        out = {}
+        for line in text.splitlines():
+            m = re.search(r"// ([0-9A-F]+):", line)
+            if line.startswith("\t") and m:
+                out[m.group(1)] = line
+        return out
+
+    before = lines(plain)
+    return "".join(line + "\n" for addr, line in lines(wave64).items() if before.get(addr) != line)
+
+
 def write_references(dest: Path, names: list[str]) -> None:
     for name in names:
         co = dest / name
@@ -161,6 +178,11 @@ def write_references(dest: Path, names: list[str]) -> None:
                 continue
             r = subprocess.run(cmd, cwd=dest, capture_output=True, text=True)
             (dest / f"{co.name}.{suffix}").write_text(r.stdout)
+        if "-w64-" in name and "-gfx1" in name and shutil.which("llvm-objdump-22"):  # wave64 GFX10+ code
+            plain = subprocess.run(["llvm-objdump-22", "-d", name], cwd=dest, capture_output=True, text=True)
+            w64 = subprocess.run(["llvm-objdump-22", "-d", "--mattr=+wavefrontsize64", name], cwd=dest,
+                                 capture_output=True, text=True)
+            (dest / f"{co.name}.objdump-w64.txt").write_text(wave64_delta(plain.stdout, w64.stdout))
 
 
 def main() -> int:

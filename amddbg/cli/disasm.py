@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     from amddbg.isa import decoder_for
 
     co = load(args.file)
-    decoder = decoder_for(co.processor)
+    decoder = decoder_for(co.processor, wave64=getattr(co, "wavefront_size", None) == 64)
     all_chunks = chunks(co)
     picked, window = select(co, all_chunks, args)
     source: dict[int, list[str]] = {}

@@ -293,6 +293,22 @@ class CodeObject:
             out.append(Kernel(name, md, by_name.get(name), by_name.get(kd_name), self._descriptor_for))
         return out
 
+    @cached_property
+    def wavefront_size(self) -> int | None:
+        """64 or 32 when every kernel says so (the descriptor's ENABLE_WAVEFRONT_SIZE32, else the metadata's
+        .wavefront_size); None without kernels or when they differ. GFX10+ code is compiled for one wave size,
+        which decides how its lane masks are named (`vcc` or `vcc_lo`) and how wide they are."""
+        sizes = set()
+        for k in self.kernels:
+            try:
+                d = k.descriptor
+            except FormatError:  # a malformed descriptor: fall back to the metadata
+                d = None
+            size = d.wavefront_size if d is not None else (k.metadata.wavefront_size if k.metadata else None)
+            if size:
+                sizes.add(size)
+        return sizes.pop() if len(sizes) == 1 else None
+
     def kernel(self, name: str) -> Kernel | None:
         return next((k for k in self.kernels if k.name == name or (k.metadata and k.metadata.symbol == name)), None)
 

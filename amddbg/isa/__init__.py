@@ -30,11 +30,13 @@ def family_of(processor: str) -> str:
     raise NotSupported(f"instruction decoding for processor {processor}")
 
 
-def decoder_for(processor: str):
+def decoder_for(processor: str, wave64: bool = False):
     """Return a decoder for `processor` ("gfx90a", "gfx1100", ...).
 
     A decoder has `decode(data, offset, address) -> Instruction` (one instruction at `offset` of
-    `data`, loaded at `address`) and `decode_all(data, address) -> list[Instruction]`.
+    `data`, loaded at `address`) and `decode_all(data, address) -> list[Instruction]`. `wave64` matters for
+    GFX10+ only (GFX9 is always wave64): wave64 code names its lane masks as SGPR pairs and `vcc`, as
+    `llvm-objdump --mattr=+wavefrontsize64` prints it; without it the wave32 names (plain `llvm-objdump -d`).
     """
     family = family_of(processor)
     try:
@@ -43,4 +45,4 @@ def decoder_for(processor: str):
         if exc.name == f"amddbg.isa.{family}":
             raise NotSupported(f"instruction decoding for {processor} ({family} family)") from None
         raise
-    return module.Decoder(processor)
+    return module.Decoder(processor, wave64=True) if wave64 and family == "gfx10" else module.Decoder(processor)

@@ -109,9 +109,11 @@ class LoadedCodeObject:
 
     @cached_property
     def decoder(self):
+        """The code's decoder; wave64 GFX10+ code names its lane masks as SGPR pairs (`s[0:1]`, `vcc`), as it
+        uses them (llvm-objdump --mattr=+wavefrontsize64)."""
         from amddbg.isa import decoder_for
 
-        return decoder_for(self.processor)
+        return decoder_for(self.processor, wave64=getattr(self.codeobj, "wavefront_size", None) == 64)
 
     def read_code(self, address: int, size: int) -> bytes:
         for lo, hi, data in self._text:

@@ -9,12 +9,13 @@ and links with the LLVM 22 tools:
     llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=<target> -filetype=obj k.s -o k.o && ld.lld-22 -shared k.o -o k.co
 
 Frame contract (what a body may rely on): kernel `<case>(const uint *in, uint *out)`, one wave (64 lanes on GFX9,
-32 on GFX11/12); s[4:5] = in, s[6:7] = out, v0 = lane id, v1 = lane id * 4 (GFX9: s[2:3] = out + 4096 for
-slots 16..31, past the 12-bit offset). Macros: `LD vN, k` loads input slot k
-(in[k * lanes + lane]) and waits; `ST vN, k` stores output slot k (out[k * lanes + lane]); GFX11/12 `WAIT_MSG`
-waits for a message reply (s_sendmsg_rtn), `WAIT_LOAD` for the loads in flight. Every body ends with the
-frame's s_endpgm. Registers v2..v63 and s8..s31 are free; MODE starts with denormals kept (3/3), IEEE and DX10
-clamp on (GFX9/11), round to nearest even.
+32 on GFX11/12, 64 in the `gfx11w64`/`gfx12w64` families: gfx1100/gfx1200 in wave64); s[4:5] = in,
+s[6:7] = out, v0 = lane id, v1 = lane id * 4 (GFX9: s[2:3] = out + 4096 for slots 16..31, past the 12-bit
+offset). Macros: `LD vN, k` loads input slot k (in[k * lanes + lane]) and waits; `ST vN, k` stores output slot k
+(out[k * lanes + lane]); GFX11/12 `WAIT_MSG` waits for a message reply (s_sendmsg_rtn), `WAIT_LOAD` for the
+loads in flight, `WAIT_DS` for LDS operations. Every body ends with the frame's s_endpgm. Registers v2..v63
+and s8..s31 are free; MODE starts with denormals kept (3/3), IEEE and DX10 clamp on (GFX9/11), round to nearest
+even.
 
 Usage: python3 corefiles/emu-edges/build.py   (writes <case>-<target>.co next to the bodies)
 """
@@ -27,7 +28,8 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TARGETS = {"gfx9": ("gfx90a", "gfx942"), "gfx11": ("gfx1100",), "gfx12": ("gfx1200",), "gfx1250": ("gfx1250",)}
+TARGETS = {"gfx9": ("gfx90a", "gfx942"), "gfx11": ("gfx1100",), "gfx12": ("gfx1200",), "gfx1250": ("gfx1250",),
+           "gfx11w64": ("gfx1100",), "gfx12w64": ("gfx1200",)}  # gfx11w64/gfx12w64: the same frames in wave64
 
 _GFX9_MACROS = """\
 .macro LD dst, slot
@@ -56,6 +58,9 @@ _GFX11_MACROS = """\
 .macro WAIT_LOAD
   s_waitcnt vmcnt(0)
 .endm
+.macro WAIT_DS
+  s_waitcnt lgkmcnt(0)
+.endm
 """
 _GFX12_MACROS = """\
 .macro LD dst, slot
@@ -71,6 +76,9 @@ _GFX12_MACROS = """\
 .macro WAIT_LOAD
   s_wait_loadcnt 0
 .endm
+.macro WAIT_DS
+  s_wait_dscnt 0
+.endm
 """
 _PROLOGUE = {
     "gfx9": "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n  v_and_b32 v0, 0x3ff, v0\n  v_lshlrev_b32 v1, 2, v0\n"
@@ -81,6 +89,7 @@ _PROLOGUE = {
              "  s_wait_kmcnt 0\n",
 }
 _PROLOGUE["gfx1250"] = _PROLOGUE["gfx12"]  # GFX12.5 (gfx1250): the GFX12 frame, wave32 only
+_PROLOGUE["gfx11w64"], _PROLOGUE["gfx12w64"] = _PROLOGUE["gfx11"], _PROLOGUE["gfx12"]
 
 
 def _descriptor(family: str, target: str, name: str) -> str:
@@ -93,14 +102,14 @@ def _descriptor(family: str, target: str, name: str) -> str:
             lines += [".amdhsa_user_sgpr_private_segment_buffer 0"]
         lines += [".amdhsa_accum_offset 64", ".amdhsa_dx10_clamp 1", ".amdhsa_ieee_mode 1"]
     else:
-        lines += [".amdhsa_wavefront_size32 1"]
-        if family == "gfx11":
+        lines += [f".amdhsa_wavefront_size32 {0 if family.endswith('w64') else 1}"]
+        if family.startswith("gfx11"):
             lines += [".amdhsa_dx10_clamp 1", ".amdhsa_ieee_mode 1"]
     return "\n".join("  " + x for x in lines) + "\n.end_amdhsa_kernel\n"
 
 
 def _metadata(name: str, family: str) -> str:
-    wave = 64 if family == "gfx9" else 32
+    wave = 64 if family == "gfx9" or family.endswith("w64") else 32
     return f""".amdgpu_metadata
 ---
 amdhsa.kernels:
@@ -128,7 +137,9 @@ amdhsa.version:
 
 def frame(body: str, family: str, target: str, name: str) -> str:
     """The complete assembly file for one body on one target."""
-    macros = {"gfx9": _GFX9_MACROS, "gfx11": _GFX11_MACROS, "gfx12": _GFX12_MACROS, "gfx1250": _GFX12_MACROS}[family]
+    macros = {"gfx9": _GFX9_MACROS, "gfx11": _GFX11_MACROS, "gfx12": _GFX12_MACROS, "gfx1250": _GFX12_MACROS,
+              "gfx11w64": _GFX11_MACROS.replace("*128", "*256"),
+              "gfx12w64": _GFX12_MACROS.replace("*128", "*256")}[family]
     return (f'.amdgcn_target "amdgcn-amd-amdhsa--{target}"\n.amdhsa_code_object_version 5\n{macros}'
             f".text\n.globl {name}\n.p2align 8\n.type {name},@function\n{name}:\n{_PROLOGUE[family]}"
             f"{body}\n  s_endpgm\n.Lend_{name}:\n.size {name}, .Lend_{name}-{name}\n"
@@ -146,8 +157,9 @@ def build(src: Path) -> list[Path]:
             s = Path(tmp) / f"{case}.s"
             o = Path(tmp) / f"{case}.o"
             s.write_text(frame(src.read_text(), family, target, case))
-            subprocess.run(["llvm-mc-22", "-triple=amdgcn-amd-amdhsa", f"-mcpu={target}", "-filetype=obj", str(s),
-                            "-o", str(o)], check=True)
+            mattr = ["-mattr=+wavefrontsize64"] if family.endswith("w64") else []
+            subprocess.run(["llvm-mc-22", "-triple=amdgcn-amd-amdhsa", f"-mcpu={target}", *mattr, "-filetype=obj",
+                            str(s), "-o", str(o)], check=True)
             subprocess.run(["ld.lld-22", "-shared", str(o), "-o", str(co)], check=True)
         out.append(co)
     return out

@@ -10,8 +10,10 @@ GFX12.5 runs: ``scratch.hip`` (generic pointers to a lane's own and to lane 0's 
 scratch), built with exactly oracle/build.py's `command()` in this folder, so the DWARF and the bytes reproduce the
 same way. ``clusters.hip``: workgroup clusters (`__cluster_dims__`, cluster ids), the cluster barrier, a named
 barrier and async copies to LDS, each also in a buggy form (a cluster barrier one workgroup never reaches, a named
-barrier short of arrivals, an async copy read before its wait). Objects: ``{scratch,clusters}-llvm22-gfx1250-w32-
-O{0,2}.co``.
+barrier short of arrivals, an async copy read before its wait). ``asyncops.hip``: the asynchronous operations no
+public source pins down (a cluster multicast load, the tensor data mover's load and store,
+ds_atomic_async_barrier_arrive_b64), which the emulator must refuse by name, and an s_wait_tensorcnt with nothing
+in flight. Objects: ``{scratch,clusters,asyncops}-llvm22-gfx1250-w32-O{0,2}.co``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ sys.path.insert(0, str(HERE.parent))
 from corpus_build import oracle_build  # noqa: E402  (corefiles/corpus_build.py: loads oracle/build.py)
 
 OPTS = ("O0", "O2")
-SOURCES = ("scratch", "clusters")
+SOURCES = ("scratch", "clusters", "asyncops")
 
 
 def build_into(dest: Path) -> list[str]:

@@ -106,14 +106,26 @@ class Case:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     args: list  # np.ndarray (input) | Out (output) | str (scalar TYPE:VALUE)
-    twin: Callable[[int], list[np.ndarray]]  # wave size -> expected outputs in argument order
+    twin: Callable[..., list[np.ndarray]]  # (wave size[, processor]) -> expected outputs in argument order
     tolerance: dict[int, tuple[float, float]] = field(default_factory=dict)  # output index -> (rtol, atol)
     dynamic_lds: int = 0  # bytes of dynamic LDS the launch asks for (extern __shared__)
     stack_size: int = 0  # hipDeviceSetLimit(hipLimitStackSize) before the launch; 0: the runtime's default
     max_instructions: int = 600_000
 
-    def expected(self, wave: int) -> list[np.ndarray]:
+    def expected(self, wave: int, processor: str = "") -> list[np.ndarray]:
+        """The outputs for `wave`-lane waves; twins whose result depends on the processor (the shuffles) take it."""
+        if self.twin.__code__.co_argcount > 1:
+            return self.twin(wave, processor)
         return self.twin(wave)
+
+
+def bpermute_lane(lane: int, index: int, wave: int, processor: str) -> int:
+    """The lane ds_bpermute_b32 reads for `lane` given lane `index`: GFX10/GFX11 in wave64 permute within each
+    32-lane half (LLVM's GCNSubtarget::supportsWaveWideBPermute is false there; Mesa's ACO emulates a wave-wide
+    bpermute for them), GFX8/9, GFX12 and wave32 across the whole wave."""
+    if wave == 64 and processor.startswith(("gfx10", "gfx11")):
+        return (lane & 32) | (index & 31)
+    return index % wave
 
 
 # -- 1. softmax ------------------------------------------------------------------------------------------------
@@ -147,13 +159,15 @@ def case_softmax() -> Case:
 
 
 # -- 2. layernorm ----------------------------------------------------------------------------------------------
-def _butterfly(v: np.ndarray, wave: int) -> np.ndarray:
-    """shfl_xor sum over each wave of v: every lane ends with fl(s_i + s_(i^m)) for m = 1, 2, 4, ..."""
+def _butterfly(v: np.ndarray, wave: int, processor: str = "") -> np.ndarray:
+    """shfl_xor sum over each wave of v: every lane ends with fl(s_i + s_(i^m)) for m = 1, 2, 4, ... (on GFX10/11
+    wave64 the m = 32 step reads the lane itself: bpermute_lane)."""
     s = v.copy()
     idx = np.arange(s.size)
     m = 1
     while m < wave:
-        s = s + s[idx ^ m]
+        src = np.array([i - i % wave + bpermute_lane(i % wave, (i % wave) ^ m, wave, processor) for i in idx])
+        s = s + s[src]
         m <<= 1
     return s
 
@@ -164,18 +178,18 @@ def case_layernorm() -> Case:
     gamma = uniform32(103, 64, 0.5, 1.5)
     beta = uniform32(104, 64, -0.25, 0.25)
 
-    def twin(wave):
+    def twin(wave, processor=""):
         y = np.zeros(rows * 64, F32)
         stats = np.zeros(2 * rows, F32)
         for r in range(rows):
             v = x[r * 64:(r + 1) * 64]
-            s = _butterfly(v, wave)
+            s = _butterfly(v, wave, processor)
             tot = F32(0.0)
             for w in range(64 // wave):
                 tot = F32(tot + s[w * wave])
             mean = F32(tot / F32(64.0))
             d = v - mean
-            q = _butterfly(d * d, wave)
+            q = _butterfly(d * d, wave, processor)
             var = F32(0.0)
             for w in range(64 // wave):
                 var = F32(var + q[w * wave])
@@ -190,27 +204,42 @@ def case_layernorm() -> Case:
 
 
 # -- 3. wave shuffles --------------------------------------------------------------------------------------------
+def _scan_up(v: list[int], wave: int, processor: str) -> list[int]:
+    """The shfl_up inclusive scan of one wave: `o = shfl_up(sc, d); if (lane >= d) sc += o;` for d = 1, 2, 4, ..."""
+    sc = v[:]
+    d = 1
+    while d < wave:
+        sc = [(sc[lane] + sc[bpermute_lane(lane, lane - d, wave, processor)]) & M32 if lane >= d else sc[lane]
+              for lane in range(wave)]
+        d <<= 1
+    return sc
+
+
 def case_wave_reduce_scan() -> Case:
     n = 128
     a = u32s(105, n)
 
-    def twin(wave):
+    def twin(wave, processor=""):
         out = np.zeros(3 * n, np.uint32)
+
+        def shfl(vals: list[int], lane: int, index: int) -> int:
+            return vals[bpermute_lane(lane, index, wave, processor)]
+
         for w0 in range(0, n, wave):
             v = [int(t) for t in a[w0:w0 + wave]]
             s = v[:]
             d = wave // 2
-            while d:
-                s = [(s[lane] + s[lane + d if lane + d < wave else lane]) & M32 for lane in range(wave)]
+            while d:  # shfl_down: a lane whose lane + d leaves the wave reads itself
+                s = [(s[lane] + shfl(s, lane, lane + d if lane + d < wave else lane)) & M32 for lane in range(wave)]
                 d //= 2
-            sc = v[:]
-            d = 1
-            while d < wave:
-                sc = [(sc[lane] + sc[lane - d]) & M32 if lane >= d else sc[lane] for lane in range(wave)]
-                d <<= 1
-            mx = max(v)
+            sc = _scan_up(v, wave, processor)
+            mx = v[:]
+            m = 1
+            while m < wave:
+                mx = [max(mx[lane], shfl(mx, lane, lane ^ m)) for lane in range(wave)]
+                m <<= 1
             for lane in range(wave):
-                out[3 * (w0 + lane):3 * (w0 + lane) + 3] = [s[lane], sc[lane], mx]
+                out[3 * (w0 + lane):3 * (w0 + lane) + 3] = [s[lane], sc[lane], mx[lane]]
         return [out]
 
     return Case("wave_reduce_scan", (n, 1, 1), (64, 1, 1), [a, Out(np.uint32, 3 * n)], twin)
@@ -370,13 +399,22 @@ def case_chained_scan() -> Case:
     n = 256
     a = u32s(118, n)
 
-    def twin(wave):
+    def twin(wave, processor=""):
         out = np.zeros(n, np.uint32)
-        acc = 0
-        for i, v in enumerate(a):
-            acc = (acc + int(v)) & M32
-            out[i] = acc
-        incl = out[63::64].copy()
+        for b in range(n // 64):  # a wave scan, the earlier waves' totals, then the earlier blocks' prefix
+            row = [int(t) for t in a[b * 64:(b + 1) * 64]]
+            scans = [_scan_up(row[w0:w0 + wave], wave, processor) for w0 in range(0, 64, wave)]
+            totals = [sc[-1] for sc in scans]
+            for w, sc in enumerate(scans):
+                for lane in range(wave):
+                    out[b * 64 + w * wave + lane] = (sc[lane] + sum(totals[:w])) & M32
+        incl = np.zeros(n // 64, np.uint32)
+        prefix = 0
+        for b in range(n // 64):
+            prefix = (prefix + int(out[b * 64 + 63])) & M32
+            incl[b] = prefix
+            earlier = (prefix - int(out[b * 64 + 63])) & M32
+            out[b * 64:(b + 1) * 64] = (out[b * 64:(b + 1) * 64].astype(np.uint64) + earlier) & M32
         return [out, incl, np.ones(4, np.uint32), np.array([4], np.uint32)]
 
     return Case("chained_scan", (n, 1, 1), (64, 1, 1),

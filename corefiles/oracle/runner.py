@@ -87,7 +87,7 @@ def run_case(co: Path, case) -> Outcome:
     r = m.run(max_instructions=case.max_instructions)
     if r.status != "completed":
         return Outcome(False, r.status, r.reason, r.wave_instructions, time.perf_counter() - t0)
-    expected = case.expected(m.lanes)
+    expected = case.expected(m.lanes, m.processor)
     outs = [(b, arr) for b, arr in zip(m.buffers, initial, strict=True)]
     out_idx = [i for i, a in enumerate(a for a in case.args if not isinstance(a, str)) if isinstance(a, twins.Out)]
     problems = []

@@ -75,15 +75,27 @@ class Case:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     args: list  # np.ndarray (input buffer) | Out (output buffer) | str (scalar, amddbg run's TYPE:VALUE)
-    twin: Callable[[int], list[np.ndarray]]  # wave size -> expected outputs, in argument order
+    twin: Callable[..., list[np.ndarray]]  # (wave size[, processor]) -> expected outputs, in argument order
     max_instructions: int = 400_000
     notes: str = field(default="")
 
     def outputs(self) -> list[int]:
         return [i for i, a in enumerate(self.args) if isinstance(a, Out)]
 
-    def expected(self, wave: int) -> list[np.ndarray]:
+    def expected(self, wave: int, processor: str = "") -> list[np.ndarray]:
+        """The outputs for `wave`-lane waves; twins whose result depends on the processor (the permutes) take it."""
+        if self.twin.__code__.co_argcount > 1:
+            return self.twin(wave, processor)
         return self.twin(wave)
+
+
+def permute_lane(lane: int, index: int, wave: int, processor: str) -> int:
+    """The lane ds_bpermute_b32 reads (ds_permute_b32 writes) for `lane` given lane `index`: GFX10/GFX11 in wave64
+    permute within each 32-lane half (LLVM's GCNSubtarget::supportsWaveWideBPermute is false there), GFX8/9,
+    GFX12 and wave32 across the whole wave."""
+    if wave == 64 and processor.startswith(("gfx10", "gfx11")):
+        return (lane & 32) | (index & 31)
+    return index % wave
 
 
 # -- rounding helpers -------------------------------------------------------------------------------------
@@ -498,7 +510,7 @@ def case_wave_ops() -> Case:
     n = 128
     a = _u32s(17, n)
 
-    def twin(wave: int):
+    def twin(wave: int, processor: str = ""):
         out = np.zeros(NWAVE * n, dtype=np.uint32)
         masks = np.zeros(4, dtype=np.uint64)
         for g in range(n):
@@ -507,8 +519,11 @@ def case_wave_ops() -> Case:
             v = [int(x) for x in a[base:base + wave]]
             dpp = 0 if lane % 16 == 0 else v[lane - 1]
             upd = 0x77 if lane % 16 == 15 else v[lane + 1]
-            out[NWAVE * g:NWAVE * g + NWAVE] = [lane, v[0], v[5], v[(lane + 1) % wave], dpp, upd,
-                                                v[(lane - 1) % wave], v[lane ^ 1]]
+            rot = v[permute_lane(lane, (lane + 1) % wave, wave, processor)]
+            # ds_permute: lane l writes v[l] to lane (l + 1) % wave (within its half on GFX10/11 wave64)
+            pushed = [src for src in range(wave) if permute_lane(src, (src + 1) % wave, wave, processor) == lane]
+            push = v[max(pushed)] if pushed else 0
+            out[NWAVE * g:NWAVE * g + NWAVE] = [lane, v[0], v[5], rot, dpp, upd, push, v[lane ^ 1]]
         for wv in range(n // wave):
             m = 0
             for lane in range(wave):

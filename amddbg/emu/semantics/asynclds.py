@@ -14,9 +14,16 @@ kernel that reads the LDS destination before that (no wait, or another wave that
 waiter) reads what was there before: the race the model allows, made visible every time rather than sometimes.
 
 The stores from LDS (`global_store_async_from_lds_b*`) are the mirror image: LDS read at issue, global memory
-written when the copy lands. Not emulated (they stop as unsupported instructions, having no semantics): the
-cluster multicast loads (`cluster_load_async_to_lds_*`), the tensor DMA
-(`tensor_load_to_lds`) and `ds_atomic_async_barrier_arrive_b64`.
+written when the copy lands.
+
+Not emulated, each stopping the wave with the capability it lacks named (never run as something else): the
+cluster multicast loads (`cluster_load_async_to_lds_*`: the payload of a global async load broadcast into the LDS
+of the cluster's workgroups that M0's mask selects; which workgroup each mask bit names, and whether the issuing
+one is included when its bit is clear, is in no public source), the tensor data mover (`tensor_load_to_lds`,
+`tensor_store_from_lds`: a whole tile per instruction, addressed by a descriptor in four SGPR groups whose field
+layout is not public; TENSORcnt counts them) and `ds_atomic_async_barrier_arrive_b64` (an arrive on a 64-bit LDS
+barrier object once the wave's earlier async copies complete; the object's layout is not public).
+`s_wait_tensorcnt` waits on a counter nothing here increments, so it never blocks.
 """
 
 from __future__ import annotations
@@ -126,3 +133,26 @@ def pending_state(w) -> bytes:
     progress a spinning reader may be waiting for)."""
     pending = getattr(w, "async_lds", None)
     return repr([(pc, kind, len(c)) for pc, kind, c in pending]).encode() if pending else b""
+
+
+_NOT_PUBLIC = {
+    "cluster_load_async_to_lds": "cluster multicast async loads to LDS (gfx1250): which workgroups of the cluster M0's "
+                                 "mask selects is not in a public source, so the broadcast cannot be emulated",
+    "tensor_load_to_lds": "the tensor data mover (gfx1250 TDM): the SGPR descriptor's field layout is not in a "
+                          "public source, so the tile copy to LDS cannot be emulated",
+    "tensor_store_from_lds": "the tensor data mover (gfx1250 TDM): the SGPR descriptor's field layout is not in a "
+                             "public source, so the tile copy from LDS cannot be emulated",
+    "ds_atomic_async_barrier_arrive_b64": "async LDS barrier objects (gfx1250): the 64-bit barrier object's layout is "
+                                          "not in a public source, so the arrive cannot be emulated",
+}
+
+
+def not_public(ctx, insn):
+    """Stop the wave naming the capability: the instruction's effect is not pinned down by public sources."""
+    key = next(k for k in _NOT_PUBLIC if insn.mnemonic.startswith(k))
+    raise Unsupported(f"{insn.text} ({_NOT_PUBLIC[key]})", insn.address)
+
+
+for _b in _SIZES:
+    semantic(f"cluster_load_async_to_lds_{_b}")(not_public)
+semantic("tensor_load_to_lds", "tensor_store_from_lds", "ds_atomic_async_barrier_arrive_b64")(not_public)

@@ -1881,15 +1881,20 @@ def ds_permute(ctx, insn):
     off = _offset(insn.text)
     active = w.exec_mask()
     out = np.zeros(w.lanes, dtype=np.uint32)
+    # GFX10 and GFX11 permute within 32 lanes: a wave64 permute works on each half separately, the lane index
+    # taken modulo 32 inside the issuing lane's half. GFX8/9 and GFX12 permute across the whole wave: LLVM's
+    # GCNSubtarget::supportsWaveWideBPermute() (generation <= GFX9 or == GFX12, or wave32), Mesa ACO's
+    # emit_bpermute ("GFX10-11.5 wave64 mode: emulate full-wave bpermute"); docs/emulator.md has the sources.
+    span = 32 if ctx.machine.family in ("gfx10", "gfx11") else w.lanes
     if insn.mnemonic == "ds_bpermute_b32":
         for ln in range(w.lanes):
             if active[ln]:
-                src = ((int(addr[ln]) + off) >> 2) % w.lanes
+                src = (ln - ln % span) + ((int(addr[ln]) + off) >> 2) % span
                 out[ln] = data[src] if active[src] else 0
     else:
         for ln in range(w.lanes):
             if active[ln]:
-                dst = ((int(addr[ln]) + off) >> 2) % w.lanes
+                dst = (ln - ln % span) + ((int(addr[ln]) + off) >> 2) % span
                 out[dst] = data[ln]
     vd = next(o for o in insn.operands if o.is_dest)
     from amddbg.emu.operands import write_vector

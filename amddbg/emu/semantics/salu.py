@@ -624,7 +624,7 @@ _ALL_COUNTERS = {"vmcnt": 0, "vscnt": 0, "lgkmcnt": 0, "expcnt": 0, "loadcnt": 0
 @semantic("s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt",
           "s_wait_loadcnt", "s_wait_storecnt", "s_wait_dscnt", "s_wait_kmcnt", "s_wait_expcnt", "s_wait_samplecnt",
           "s_wait_bvhcnt", "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "s_wait_idle", "s_wait_xcnt",
-          "s_wait_asynccnt")
+          "s_wait_asynccnt", "s_wait_tensorcnt")
 def s_waitcnt(ctx, insn):
     """Block until each named counter is at most its value (the wave issues this instruction again when the
     counters allow, so its PC stays on the wait while it is blocked)."""

@@ -8,6 +8,12 @@ probed again with an inline float and with literals, which tells the operand's c
 The run-time decoder (`decoder.py`) only reads the JSON; LLVM is needed only to regenerate it:
 
     python -m amddbg.isa.gfx10._gen [generation ...]
+    python -m amddbg.isa.gfx10._gen --wave64 [generation ...]   # tables/<generation>.w64.json
+
+The wave64 overlay: the same probes printed by `llvm-objdump --mattr=+wavefrontsize64`; every template item
+that prints differently (lane masks: `vcc` for `vcc_lo`, SGPR pairs for the VOPC/VOP3b destinations and the
+carry/select sources; WMMA's halved accumulator) is stored as a patch `[index, item]` per encoding and opcode.
+VOPD (wave32 only) is left out.
 """
 
 from __future__ import annotations
@@ -378,6 +384,13 @@ def main(argv: list[str]) -> int:
             (OUT / f"{g}.json").write_text(json.dumps(t, separators=(",", ":"), sort_keys=True))
             print(g, extras(g))
         return 0
+    if argv and argv[0] == "--wave64":
+        OUT.mkdir(exist_ok=True)
+        for g in argv[1:] or ["gfx10", "gfx11", "gfx115", "gfx12"]:
+            patches = wave64_overlay(g)
+            (OUT / f"{g}.w64.json").write_text(json.dumps(patches, separators=(",", ":"), sort_keys=True))
+            print(g, {k: len(v) for k, v in patches.items()})
+        return 0
     if argv and argv[0] == "--extras":
         for g in argv[1:] or ["gfx10", "gfx11", "gfx115", "gfx12", "gfx1250"]:
             print(g, extras(g))
@@ -389,6 +402,35 @@ def main(argv: list[str]) -> int:
         (OUT / f"{g}.json").write_text(json.dumps(t, separators=(",", ":"), sort_keys=True))
         print(g, {k: len(v) for k, v in t.items()})
     return 0
+
+
+def wave64_overlay(gen: str) -> dict:
+    """{encoding: {opcode: [[template index, wave64 item], ...]}}: where wave64 code prints differently."""
+    from amddbg.isa.gfx10 import _probe
+
+    w32 = build(gen)
+    _probe.MATTR[:] = ["--mattr=+wavefrontsize64"]
+    try:
+        w64 = build(gen)
+    finally:
+        _probe.MATTR[:] = []
+    return overlay_of(w32, w64)
+
+
+def overlay_of(w32: dict, w64: dict) -> dict:
+    out: dict[str, dict] = {}
+    for enc, table in w32.items():
+        if enc.startswith("_") or enc == "VOPD" or not isinstance(table, dict):
+            continue
+        for op, e32 in table.items():
+            e64 = w64.get(enc, {}).get(op)
+            if not isinstance(e32, dict) or "t" not in e32 or e64 is None or e64.get("t") == e32["t"]:
+                continue
+            if e64.get("m") != e32.get("m") or len(e64["t"]) != len(e32["t"]):
+                raise ValueError(f"{enc} {op}: wave64 prints another instruction: {e32} / {e64}")
+            out.setdefault(enc, {})[op] = [[i, b] for i, (a, b) in enumerate(zip(e32["t"], e64["t"], strict=True))
+                                           if a != b]
+    return out
 
 
 def depctr_rule(dep: dict[str, str]) -> dict:

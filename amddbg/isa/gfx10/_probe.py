@@ -15,6 +15,7 @@ import tempfile
 
 MC = os.environ.get("LLVM_MC", "llvm-mc-22")
 OBJDUMP = os.environ.get("LLVM_OBJDUMP", "llvm-objdump-22")
+MATTR: list[str] = []  # extra llvm-objdump options: _gen's wave64 overlay sets ["--mattr=+wavefrontsize64"]
 SLOT = 32
 PAD = (0xBF800000).to_bytes(4, "little")  # s_nop 0 on every GFX10+ generation
 
@@ -51,7 +52,7 @@ def _probe(cpu: str, probes: list[bytes]) -> list[tuple[str | None, int]]:
                 f.write(".byte " + ",".join(str(b) for b in body[i : i + 16]) + "\n")
         subprocess.run([MC, "-triple=amdgcn-amd-amdhsa", f"-mcpu={cpu}", "-filetype=obj", "-o", obj, src],
                        check=True)
-        out = subprocess.run([OBJDUMP, "-d", f"--mcpu={cpu}", "--no-show-raw-insn", obj],
+        out = subprocess.run([OBJDUMP, "-d", f"--mcpu={cpu}", *MATTR, "--no-show-raw-insn", obj],
                              check=True, capture_output=True, text=True).stdout
     at: dict[int, str] = {}
     order: list[int] = []

@@ -45,14 +45,14 @@ def processor_of(elf: ELFFile) -> str:
     return p.name if p else f"mach{mach:#x}"
 
 
-def decode_object(path: Path, processor: str | None = None) -> tuple[str, dict[int, str]]:
+def decode_object(path: Path, processor: str | None = None, wave64: bool = False) -> tuple[str, dict[int, str]]:
     with open(path, "rb") as fh:
         data = fh.read()
     import io
 
     elf = ELFFile(io.BytesIO(data))
     proc = processor or processor_of(elf)
-    dec = Decoder(proc)
+    dec = Decoder(proc, wave64=wave64)
     out: dict[int, str] = {}
     for sec in elf.iter_sections():
         if sec["sh_type"] != "SHT_PROGBITS" or not (sec["sh_flags"] & 0x4):
@@ -62,9 +62,19 @@ def decode_object(path: Path, processor: str | None = None) -> tuple[str, dict[i
     return proc, out
 
 
-def compare(path: Path, ref_path: Path | None = None) -> tuple[str, int, int, list[tuple[int, str, str]]]:
-    ref = reference(ref_path or Path(str(path) + ".objdump.txt"))
-    proc, ours = decode_object(path)
+def wave64_reference(path: Path) -> dict[int, str]:
+    """The `llvm-objdump -d --mattr=+wavefrontsize64` listing of a wave64 GFX10+ object: the stored plain listing
+    with the stored wave64 lines (`X.co.objdump-w64.txt`, corefiles/build.py `wave64_delta`) laid over it."""
+    ref = reference(Path(str(path) + ".objdump.txt"))
+    ref.update(reference(Path(str(path) + ".objdump-w64.txt")))
+    return ref
+
+
+def compare(path: Path, ref_path: Path | None = None,
+            wave64: bool = False) -> tuple[str, int, int, list[tuple[int, str, str]]]:
+    ref = wave64_reference(path) if wave64 and ref_path is None else reference(ref_path or
+                                                                                Path(str(path) + ".objdump.txt"))
+    proc, ours = decode_object(path, wave64=wave64)
     bad = [(a, t, ours.get(a, "<none>")) for a, t in ref.items() if ours.get(a) != t]
     return proc, len(ref) - len(bad), len(ref), bad
 

@@ -155,14 +155,16 @@ def _negate_sources(ops: list[Operand], mask: int) -> list[Operand]:
 
 
 class Decoder:
-    """Decoder for one processor of the GFX10.3 .. GFX12.5 families (wave32 register naming, as
-    llvm-objdump prints these code objects)."""
+    """Decoder for one processor of the GFX10.3 .. GFX12.5 families. Registers are named the wave32 way (as
+    `llvm-objdump -d` prints every GFX10+ object) unless `wave64`: then as `llvm-objdump -d
+    --mattr=+wavefrontsize64` prints wave64 code (lane masks in SGPR pairs, `vcc` not `vcc_lo`)."""
 
-    def __init__(self, processor: str):
+    def __init__(self, processor: str, wave64: bool = False):
         self.processor = processor
+        self.wave64 = wave64
         self.tname = table_name(processor)  # opcode tables: gfx10, gfx11, gfx115, gfx12, gfx1250
         self.gen = encoding_generation(self.tname)  # bit layouts: gfx115 encodes like gfx11
-        t = load_tables(self.tname)
+        t = load_tables(self.tname, wave64)
         self.t = t
         names = t["_names"]
         self.s32: list[str | None] = names["s32"]
@@ -180,9 +182,10 @@ class Decoder:
         }
         # Memo caches depend only on the table set, so decoders of the same set share them (a CLI
         # that opens several objects of one target decodes repeated instructions once).
-        shared = _SHARED.get(self.tname)
+        key = self.tname + ("/w64" if wave64 else "")
+        shared = _SHARED.get(key)
         if shared is None or len(shared[0]) > _CACHE_LIMIT:
-            shared = _SHARED[self.tname] = ({}, {}, {}, {}, {}, {}, {})
+            shared = _SHARED[key] = ({}, {}, {}, {}, {}, {}, {})
         self._cache: dict[bytes, tuple] = shared[0]
         self._cache2: dict[bytes, tuple] = shared[1]
         self._opcache: dict[tuple, Operand] = shared[2]
@@ -216,10 +219,47 @@ class Decoder:
 
     def _undispatched(self, data, offset: int, address: int) -> Instruction:
         w0 = int.from_bytes(data[offset : offset + 4], "little")
+        if self.tname == "gfx1250" and w0 & 0xFC000000 == 0xD0000000 and len(data) - offset >= 12:
+            tensor = self._tensor(data, offset, address, w0)
+            if tensor is not None:
+                return tensor
         for mask, val, enc, _size in UNSUPPORTED.get(self.gen, ()):
             if w0 & mask == val:
                 return unknown_instruction(data, offset, address, f"{enc} encoding is not supported")
         return unknown_instruction(data, offset, address, f"no GFX10+ encoding matches 0x{w0:08x}")
+
+    def _tensor(self, data, offset: int, address: int, w0: int) -> Instruction | None:
+        """GFX12.5's tensor data mover in the VIMAGE encoding (first dword 0xd0710001 tensor_load_to_lds,
+        0xd0714001 tensor_store_from_lds; 12 bytes): four SGPR descriptor groups in the third dword's bytes
+        (group 0 four SGPRs, group 1 eight, groups 2 and 3 four each; 124, `null`, leaves a group out, and
+        llvm-objdump then prints only the first two), th in bits 22:20 and scope in 19:18 of the second dword.
+        Laid out from llvm-mc-22 -mcpu=gfx1250 encodings of every operand form; any other bit set is not this
+        instruction."""
+        if w0 & ~0x4000 != 0xD0710001:  # the two opcodes (bit 14: store) with the other fields as LLVM sets them
+            return None
+        op = 197 if w0 & 0x4000 else 196
+        w1 = int.from_bytes(data[offset + 4 : offset + 8], "little")
+        w2 = int.from_bytes(data[offset + 8 : offset + 12], "little")
+        if w1 & ~0x007C0000 != 0x7C000000:
+            return None
+        regs = [(w2 >> (8 * k)) & 0xFF for k in range(4)]
+        widths = (4, 8, 4, 4)
+        if regs[0] == 124 or regs[1] == 124 or (regs[2] == 124) != (regs[3] == 124):
+            return None
+        store = op == 197
+        ops = []
+        for r, n in zip(regs, widths, strict=True):
+            if r == 124:
+                continue
+            if r + n > 106:
+                return None
+            ops.append(Operand(OperandKind.SGPR, f"s[{r}:{r + n - 1}]", r, n))
+        th, scope = (w1 >> 20) & 7, (w1 >> 18) & 3
+        mn = "tensor_store_from_lds" if store else "tensor_load_to_lds"
+        text = f"{mn} " + ", ".join(o.text for o in ops) + special.th_text(th, scope, False, store) + \
+            special.scope_text(scope)
+        return Instruction(address, 12, bytes(data[offset : offset + 12]), mn, "VIMAGE", tuple(ops), text,
+                           memory=MemoryInfo(MemorySpace.LDS, is_load=not store, is_store=store))
 
     def _slow(self, data, offset: int, address: int, enc: str, size: int, n: int) -> Instruction:
         v = self._miss(data, offset, address, enc, size, n)

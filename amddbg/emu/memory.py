@@ -334,7 +334,7 @@ _SCRATCH_WAVE_FIELD = 0xFFFF << 32  # under the apertures' bits 48-51
 
 def flat_scratch_base(wave) -> int:
     """`src_flat_scratch_base` (gfx1250) of `wave`: the flat address of its lane 0's private byte 0."""
-    return PRIVATE_APERTURE | (wave.index & 0xFFFF) << 32
+    return PRIVATE_APERTURE | (wave.scratch_id & 0xFFFF) << 32
 
 
 def scratch_lanes(machine, wave, lanes: np.ndarray, addrs: np.ndarray) -> tuple[np.ndarray, dict]:
@@ -350,12 +350,14 @@ def scratch_lanes(machine, wave, lanes: np.ndarray, addrs: np.ndarray) -> tuple[
         return a, {}
     field = (a >> np.uint64(SCRATCH_LANE_SHIFT)) & np.uint64(0x1F)
     wave_field = (a >> np.uint64(32)) & np.uint64(0xFFFF)
-    other = priv & ((field != lanes.astype(np.uint64)) | (wave_field != np.uint64(wave.index & 0xFFFF)))
+    other = priv & ((field != lanes.astype(np.uint64)) | (wave_field != np.uint64(wave.scratch_id & 0xFFFF)))
     foreign = {}
     for k in np.nonzero(other)[0].tolist():
         wi = int(wave_field[k])
         target = machine.waves[wi] if wi < len(machine.waves) else None
-        if target is None or target.index & 0xFFFF != wi or int(field[k]) >= target.lanes:
+        if target is None or target.scratch_id & 0xFFFF != wi:  # a replay's waves keep their dispatch's ids
+            target = next((x for x in machine.waves if x.scratch_id & 0xFFFF == wi), None)
+        if target is None or int(field[k]) >= target.lanes:
             from amddbg.emu.errors import Unsupported
 
             raise Unsupported(f"flat access to scratch of wave {wi} lane {int(field[k])} (gfx1250 globally "

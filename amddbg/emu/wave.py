@@ -94,6 +94,9 @@ class Wave:
         self.wave_in_group = wave_in_group
         self.group_key = group_key  # index of its workgroup in the machine
         self.index = index  # position in the dispatch (scheduling order)
+        # gfx1250's flat scratch addresses name a wave by this (memory.flat_scratch_base): its position in the
+        # original dispatch, which a replay from a core (that rebuilds only some waves) keeps (replay/fromcore.py)
+        self.scratch_id = index
         self.scratch_base = 0
         self.private_size = 0
         self.instructions = 0

@@ -26,7 +26,7 @@ import tempfile
 import time
 
 from amddbg.dwarf.values import lane_ranges
-from amddbg.errors import AmddbgError, UsageError
+from amddbg.errors import AmddbgError, NotSupported, UsageError
 from amddbg.isa.model import OperandKind
 from amddbg.replay.causes import limit_findings, refine
 from amddbg.replay.code import argument_pointer, lane_addresses, loop_of, pointer_origin, stores_ahead, variable_at
@@ -109,6 +109,14 @@ def explain_with_replay(program, *, dispatch: int | None = None, assume=(), budg
                               "load cannot see it (scope), so under the order the model allows it spins forever")
             _schedule_dependent(nv, info)
             return _done(static, info, t0)
+        if info.get("unliftable") and not assumptions:
+            # the spin ends once the write is visible, but whether the polling load can see it depends on the
+            # scope its code sequence has, which cannot be read for this processor: neither hang nor slow is known
+            processor = program.code_object_at(spinners[info["unliftable"][0]]["load"].address).processor
+            info["method"] = (f"replay from the core: with the written value visible every wave ends, but the "
+                              f"memory-model code sequences of {processor.split(':')[0]} are not implemented "
+                              f"(amddbg/replay/lift.py), so whether the polling load can see that write is unknown")
+            return _done(Explanation("unknown", list(misuse), {}), info, t0)
         exp = Explanation("no_hang", list(misuse), {})
         exp.findings.append(Finding("no_hang", "assumption_fixes_it" if assumptions else "slow_not_stuck",
                                     ("with " + "; ".join(a.text for a in assumptions) + " every wave ends"
@@ -712,9 +720,14 @@ def _acquire_scope(program, t, load) -> tuple[str, str]:
 
     except ImportError:
         return _scope_from_bits(processor, load)
+    except NotSupported:
+        return "unknown", NO_TABLE
     except AmddbgError:
         pass
     return "unknown", "no memory-model code sequence matches the polling load"
+
+
+NO_TABLE = "no memory-model code-sequence table for the processor"
 
 
 def _scope_from_bits(processor: str, load) -> tuple[str, str]:
@@ -881,6 +894,9 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         else:
             continue
         scope, how = _acquire_scope(program, t, load)
+        if how == NO_TABLE:  # (gfx1250: LLVM's GFX125x rows are not implemented in replay/lift.py)
+            info.setdefault("unliftable", []).append(num)
+            continue
         if scope not in NARROW:
             continue  # an acquire at agent/system scope sees any release of the agent: slow, not stuck
         try:

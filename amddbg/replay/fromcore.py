@@ -198,6 +198,7 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0,
             vgpr_rows = max(vgpr_rows, rows)
             w = Wave(family=family, processor=processor, lanes=lanes, vgprs=max(rows, 1), workgroup=g,
                      wave_in_group=wi, group_key=len(m.groups) - 1, index=index)
+            w.scratch_id = _dispatch_index(grid, block, lanes, g) + wi  # gfx1250 flat scratch names it so
             index += 1
             w.private_size = private
             if t is None:
@@ -347,3 +348,20 @@ def _load_wave(w: Wave, t, m: Machine, state: CoreReplayState) -> None:
         w.state, w.reason = FAULTED, t.state_reason
     else:
         w.state = READY
+
+
+def _dispatch_index(grid, block, lanes: int, group) -> int:
+    """The dispatch position of `group`'s first wave in the emulator's order (workgroups x fastest, then y, z; each
+    with ceil(items / lanes) waves): what gfx1250's flat scratch addresses in the core's registers and stacks name
+    a wave by (emu/memory.py flat_scratch_base), so a replay that rebuilds only some waves still resolves them."""
+    n = [(grid[d] + block[d] - 1) // block[d] for d in range(3)]
+    gx, gy, gz = group
+    before = 0
+    for z in range(gz + 1):
+        for y in range(n[1] if z < gz else gy + 1):
+            for x in range(n[0] if (z < gz or y < gy) else gx):
+                items = 1
+                for d, c in enumerate((x, y, z)):
+                    items *= min(block[d], grid[d] - c * block[d])
+                before += (items + lanes - 1) // lanes
+    return before

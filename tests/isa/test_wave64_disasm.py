@@ -74,3 +74,28 @@ def test_disasm_matches_a_live_objdump(name: str, tmp_path: Path) -> None:
     assert want == wave64_reference(path)  # the stored oracle is what the tool prints
     got = _disasm(path)
     assert all(got.get(a) == t for a, t in want.items())
+
+
+@pytest.mark.skipif(shutil.which("llvm-objdump-22") is None,
+                    reason="llvm-objdump-22 not installed: the stored listings above are the oracle")
+def test_repl_disassemble_of_a_wave64_core(tmp_path: Path) -> None:
+    """Through the debugger: a wave64 gfx1100 lock kernel (causehangs) hangs, `amddbg run --core` writes the core,
+    and `disassemble` in batch mode lists the kernel as llvm-objdump --mattr=+wavefrontsize64 does (`vcc`)."""
+    obj = CO.parent / "causehangs" / "causehangs-llvm22-gfx1100-w64-O2.co"
+    core = tmp_path / "lock.gpu"
+    r = subprocess.run([sys.executable, "-m", "amddbg", "run", str(obj), "--kernel", "lock_outside", "--grid", "64",
+                        "--block", "64", "--arg", "buf:i32:1", "--arg", "buf:i32:1", "--core", str(core), "--json",
+                        "--max-instructions", "300000"], capture_output=True, text=True, timeout=600)
+    assert json.loads(r.stdout)["status"] == "hang", r.stderr
+    r = subprocess.run([sys.executable, "-m", "amddbg", "-batch", "-ex", "disassemble", str(core)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    got = [" ".join(ln.split(":\t", 1)[1].split("#")[0].split()) for ln in r.stdout.splitlines() if ":\t" in ln]
+    ref = subprocess.run(["llvm-objdump-22", "-d", "--mattr=+wavefrontsize64", str(obj)], capture_output=True,
+                         text=True, check=True).stdout
+    body = ref.split("<_Z12lock_outsidePiS_>:\n", 1)[1].split("\n\n", 1)[0]
+    want = [" ".join(ln.split("//")[0].split()) for ln in body.splitlines() if ln.startswith("\t")]
+    want = want[:want.index("s_endpgm") + 1]  # objdump goes on into the padding to the next symbol
+    assert len(got) == len(want) and any("vcc" in w and "vcc_lo" not in w for w in want)
+    assert [g.split(" ")[0] for g in got] == [w.split(" ")[0] for w in want]
+    assert [g for g in got if not g.startswith("s_cbranch")] == [w for w in want if not w.startswith("s_cbranch")]

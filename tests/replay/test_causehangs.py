@@ -77,8 +77,25 @@ def _cases():
     """Each kernel on its DEFAULT object, and the slow sample of the rest of the matrix."""
     cases = bounded.matrix([f"causehangs-{o}.co" for o in OBJECTS], list(KERNELS),
                            fast=lambda k, name: name == f"causehangs-{DEFAULT[k]}.co", classes=_class)
-    return [pytest.param(c.kernel, c.obj[len("causehangs-"):-3], marks=[pytest.mark.slow] if c.slow else [],
+    return [pytest.param(c.kernel, c.obj[len("causehangs-"):-3],
+                         marks=([pytest.mark.slow] if c.slow else []) + _gfx1250_xfail(c.kernel, c.obj),
                          id=f"{c.kernel}-{c.obj[len('causehangs-'):-3]}") for c in cases]
+
+
+# gfx1250 (clang-22, wave32): the lock, ballot, count, lock_barrier kernels and the -O2 hoists are explained as on the
+# other targets. The visibility causes are not: `not_visible` (and the -O0 hoists' stale line) needs the polling
+# load's acquire scope from its code sequence, and amddbg/replay/lift.py has no GFX125x table (LLVM's
+# "AMDHSA Memory Model Code Sequences GFX125x": a workgroup acquire there is a plain load with no invalidate), so
+# explain says `unknown`, naming the missing table, instead of the hang these tests expect.
+GFX1250_NO_LIFT = {("hoist_restrict", "O0"), ("hoist_bool", "O0"), ("publish_plain", "O0"), ("publish_plain", "O2"),
+                   ("publish_add", "O0"), ("publish_add", "O2"), ("publish_wave", "O0"), ("publish_wave", "O2")}
+
+
+def _gfx1250_xfail(kernel: str, obj: str) -> list:
+    if "gfx1250" not in obj or (kernel, obj[-5:-3]) not in GFX1250_NO_LIFT:
+        return []
+    return [pytest.mark.xfail(strict=True, reason="no GFX125x memory-model code-sequence table in replay/lift.py: "
+                                                  "explain says unknown, naming it")]
 
 
 def _run(tmp_path, obj: str, kernel: str) -> tuple[str, str]:
@@ -294,6 +311,7 @@ EXPECT = {
 
 
 def test_the_corpus_is_built_for_every_target():
-    assert len(OBJECTS) == 24 and set(DEFAULT.values()) <= set(OBJECTS) and set(DEFAULT) == set(KERNELS)
+    assert len(OBJECTS) == 26 and set(DEFAULT.values()) <= set(OBJECTS) and set(DEFAULT) == set(KERNELS)
+    assert {o for o in OBJECTS if "gfx1250" in o} == {"llvm22-gfx1250-w32-O0", "llvm22-gfx1250-w32-O2"}
     # the sample's classes are the expectations' families
     assert all("_" + _class(k) == EXPECT[k].__qualname__.split(".")[0] for k in KERNELS)

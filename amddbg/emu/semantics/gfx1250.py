@@ -25,10 +25,17 @@ _MODIFIED = re.compile(r"\b(clamp|op_sel|neg_lo|neg_hi)\b|\b(neg|abs)\(|\|")  # 
 
 
 def _plain(insn) -> list:
-    """The sources of a modifier-free form (a source modifier or clamp: unsupported, named)."""
+    """The sources of a modifier-free form. Clamp or a source modifier stops the wave naming which: the GFX12.5
+    ISA is not public and LLVM 22 never selects these forms (its `llvm.uadd.sat.i64` is v_min_u64 + v_add_nc_u64,
+    its saturating add-then-min is v_add_min_* without clamp: llc-22 -mcpu=gfx1250), so what the bits do to these
+    integer operations is not known here; llvm-mc-22 accepts clamp on v_add_nc_u64, v_sub_nc_u64,
+    v_mad_nc_{u64_u32,i64_i32}, v_add_{min,max}_* and v_pk_add_{min,max}_* and rejects neg on the 64-bit ones."""
     _, _, ss = _split(insn)
-    if _MODIFIED.search(insn.text.split(" ", 1)[-1]) or any(o.modifiers for o in ss):
-        raise Unsupported(f"{insn.text} (source modifiers or clamp on a gfx1250 integer op)", insn.address)
+    m = _MODIFIED.search(insn.text.split(" ", 1)[-1])
+    if m or any(o.modifiers for o in ss):
+        what = "clamp" if m and m.group(1) == "clamp" else "a source modifier"
+        raise Unsupported(f"{insn.text} ({what} on a gfx1250 integer operation: its effect is not in a public "
+                          "source and LLVM never emits it)", insn.address)
     return ss
 
 

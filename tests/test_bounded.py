@@ -11,8 +11,10 @@ import pytest
 from tests import bounded
 
 ROOT = Path(__file__).resolve().parent.parent
-# a real corpus's 24 names: clang-19/22 x gfx90a, gfx942 w64, gfx1100, gfx1200 w32/w64 x -O0/-O2
-OBJECTS = sorted(p.name for p in (ROOT / "corefiles" / "causehangs").glob("causehangs-llvm*.co"))
+# a real corpus's 24 names: clang-19/22 x gfx90a, gfx942 w64, gfx1100, gfx1200 w32/w64 x -O0/-O2 (the corpus's
+# gfx1250 objects, clang-22 wave32 only, left out: the properties below are stated for this six-target shape)
+OBJECTS = sorted(p.name for p in (ROOT / "corefiles" / "causehangs").glob("causehangs-llvm*.co")
+                 if "gfx1250" not in p.name)
 KERNELS = ["a1", "a2", "a3", "b1", "b2", "c1"]
 FAST = {"causehangs-llvm22-gfx90a-w64-O2.co", "causehangs-llvm19-gfx1100-w32-O0.co"}
 

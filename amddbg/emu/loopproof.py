@@ -107,6 +107,7 @@ class Shape:
     addr: list = field(default_factory=list)  # address operands of a memory access
     mem: object = None  # insn.memory
     vdst: list = field(default_factory=list)  # VGPR/AGPR destinations written in the lanes of EXEC
+    split: dict | None = None  # destination -> its own inputs, where they are fewer than `uses` (saveexec)
 
 
 def shape(insn, lanes: int) -> Shape:
@@ -172,6 +173,17 @@ def shape(insn, lanes: int) -> Shape:
         sh.may.append("mode")
     if mn.startswith(_VOLATILE):
         sh.volatile = True
+    if "saveexec" in mn and dests and srcs:
+        # sN := EXEC; EXEC := EXEC op src (`s_or_saveexec sN, -1`: all ones, from nothing: the -O0 spill dance);
+        # SCC := EXEC != 0
+        src = srcs[0]
+        ones = mn.startswith("s_or_saveexec") and src.kind is OperandKind.INLINE and src.value == -1
+        new_exec = [] if ones else ["exec"] + _regs(src)
+        sh.split = {"exec": new_exec, "scc": new_exec}
+        for loc in _regs(dests[0]):
+            sh.split[loc] = ["exec"]
+        sh.may = [x for x in sh.may if x != "exec"]
+        sh.must += [x for x in ("exec", "scc") if x not in sh.must]
     if insn.is_conditional:
         if "scc" in mn:
             sh.roots.append("scc")
@@ -390,19 +402,80 @@ class Prover:
                 break
             events = [e for seg in log.segments[-j:] for e in seg]
             try:
-                self._check(w, events, log.heads[-1 - j], log.heads[-1])
+                self._check(w, events, log.heads[-1 - j], log.heads[-1], log.head)
                 return True
             except NotProvable as exc:
                 reasons.append(str(exc))
         raise NotProvable("; ".join(reasons) or "no iteration recorded")
 
-    def _check(self, w, events: list, first: dict, last: dict) -> None:
+    def _check(self, w, events: list, first: dict, last: dict, head: int | None = None) -> None:
+        """Slice the iteration `events` backwards and compare its live-in locations at both ends. The branches of
+        loopregions.internal_branches are no roots, and the events of their regions are left out, as long as
+        nothing the region may write is live where its paths meet; a branch for which that fails is a root again
+        and the slice is made anew (each round makes one more branch a root, so the rounds end)."""
+        regions = dict(self._regions(w, head)) if head is not None else {}
+        while True:
+            live_in, live_at = self._slice(w, events, regions)
+            bad = [b for b, r in regions.items() if r.join not in live_at
+                   or any(_touches(live_at[r.join], loc) for loc in r.writes)]
+            if not bad:
+                break
+            for b in bad:
+                del regions[b]
+        for loc in live_in:
+            self._same(w, loc, first, last)
+
+    def _regions(self, w, head: int) -> dict:
+        key = ("regions", head)
+        got = self.cache.get(key)
+        if got is None:
+            from amddbg.emu.loopregions import internal_branches
+
+            got = self.cache[key] = internal_branches(self.m.instructions, head, lambda i: shape(i, w.lanes))
+        return got
+
+    def _slice(self, w, events: list, regions: dict) -> tuple[set, dict]:
+        """(the live-in set at the iteration's start, {join PC: locations live on entry to it}) of the backward
+        slice, with the internal branches of `regions` and their regions' events left out."""
         m = self.m
+        skip = set(regions)
+        for r in regions.values():
+            skip |= r.pcs
+        joins = {r.join for r in regions.values()}
+        restores = {r.restore[0]: r.restore[1] for r in regions.values() if r.restore is not None}
         live_in: set = set()
         while True:  # backward slice; the live-in set at the head feeds the iteration's end until it is stable
             need = set(live_in)
+            live_at: dict = {}
             for e in reversed(events):
+                pc = e.insn.address
+                if pc in skip:
+                    continue  # an internal branch, or its region: it writes nothing live where its paths meet
                 sh = e.shape
+                restore = restores.get(pc)
+                if restore is not None:
+                    # the structurizer's end of a divergent `if` (`s_or exec, exec, sN`): EXEC becomes the mask
+                    # saved before the branch (sN holds it, and EXEC a subset of it), whatever the region left in it
+                    if "exec" in need or "scc" in need:
+                        need.discard("exec")
+                        need.discard("scc")
+                        need.update(restore)
+                    if pc in joins:
+                        live_at.setdefault(pc, set()).update(need)
+                    continue
+                if sh.split is not None:  # (scalar, no memory access)
+                    add: set = set()
+                    for loc in sh.must:
+                        if _hits(need, loc, kill=True):
+                            add.update(sh.split.get(loc, sh.uses))
+                    for loc in sh.may + e.changed:
+                        if _hits(need, loc, kill=False):
+                            add.update(sh.uses)
+                    need |= add
+                    need.update(sh.roots)
+                    if pc in joins:
+                        live_at.setdefault(pc, set()).update(need)
+                    continue
                 reads, writes = _mem_access(m, w, e)
                 lanes: set = set()  # lanes of the register results that are needed (None: all of them)
                 for loc in sh.must:
@@ -429,11 +502,11 @@ class Prover:
                             need.add(loc)
                     need.update(loc for loc, lane in reads if lane in stored)  # an atomic reads what it writes
                 need.update(sh.roots)
+                if pc in joins:
+                    live_at.setdefault(pc, set()).update(need)
             if need <= live_in:
-                break
+                return live_in, live_at
             live_in |= need
-        for loc in live_in:
-            self._same(w, loc, first, last)
 
     def _same(self, w, loc, first: dict, last: dict) -> None:
         if isinstance(loc, str):
@@ -543,6 +616,15 @@ def _lane_write(need: set, loc, exec_mask: int, lanes: int) -> set:
             need.discard(x)
             out.add(x[2])
     return out
+
+
+def _touches(live: set, loc) -> bool:
+    """Whether a write of `loc` (a whole vector register when its lane is None) may change a location in `live`."""
+    if isinstance(loc, tuple) and loc[0] in ("v", "a"):
+        k, i, lane = loc
+        return any(isinstance(x, tuple) and x[0] == k and x[1] == i and (lane is None or x[2] in (None, lane))
+                   for x in live)
+    return loc in live
 
 
 def _hits(need: set, loc, *, kill: bool) -> set:

@@ -414,10 +414,15 @@ class Prover:
         nothing the region may write is live where its paths meet; a branch for which that fails is a root again
         and the slice is made anew (each round makes one more branch a root, so the rounds end)."""
         regions = dict(self._regions(w, head)) if head is not None else {}
+        changed: dict = {}  # region PC -> scalar locations its recorded executions changed (declared or not)
+        for e in events:
+            if e.changed:
+                changed.setdefault(e.insn.address, set()).update(e.changed)
         while True:
             live_in, live_at = self._slice(w, events, regions)
             bad = [b for b, r in regions.items() if r.join not in live_at
-                   or any(_touches(live_at[r.join], loc) for loc in r.writes)]
+                   or any(_touches(live_at[r.join], loc) for loc in r.writes)
+                   or any(loc in live_at[r.join] for pc in r.pcs for loc in changed.get(pc, ()))]
             if not bad:
                 break
             for b in bad:

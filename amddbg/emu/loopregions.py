@@ -17,7 +17,9 @@ never run while the probe watches, e.g. a timeout that logs after a million poll
   without passing the join. The branch is *internal* when its region has no edge leaving the loop, is entered only
   through the branch, and holds no call, return, indirect jump, barrier, message, trap, cache invalidate (it could
   refresh a stale copy the exit condition reads), clock read, store or atomic (memory another wave, or this one,
-  might read; left for later: -O0 locals live in private memory), or instruction without a known shape.
+  might read; left for later: -O0 locals live in private memory), load that might fault (global, flat, buffer and
+  scalar loads: a fault would end the loop; private `scratch_` and LDS loads are kept), or instruction without a
+  known shape.
 
 What the region's instructions write is returned with it: loopproof.py checks that none of it is live where the
 paths meet, so the region can only have changed values the rest of the iteration never reads. A divergent `if`
@@ -212,10 +214,9 @@ def _writes(code, region: set, shape_of) -> list | None:
         if (getattr(insn, "unknown_reason", None) or insn.is_barrier or insn.is_call or insn.is_return
                 or mn.startswith(_REFUSE)):
             return None
-        if insn.memory is not None and (insn.memory.is_store or insn.memory.is_atomic):
-            return None
-        if mn.startswith("s_") and insn.memory is not None and not mn.startswith(("s_load", "s_buffer_load")):
-            return None  # scalar stores, atomics, prefetches
+        if insn.memory is not None and (insn.memory.is_store or insn.memory.is_atomic
+                                        or not mn.startswith(("scratch_load", "ds_read", "ds_load"))):
+            return None  # a store, or a load that might fault (a fault would end the loop)
         try:
             sh = shape_of(insn)
         except Exception:  # noqa: BLE001  (loopproof.NotProvable: an instruction the slice cannot follow)

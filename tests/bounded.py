@@ -5,9 +5,10 @@ and gfx1200 wave32 and wave64) at -O0 and -O2: 24 objects. A test that runs ever
 matrix of hundreds of emulator runs; CI (2 cores, a 15-minute budget) runs it in bounded form:
 
 - the *fast* cases (each test file names them: a few objects, or one object per kernel) always run, unmarked;
-- every other case is marked `slow`; of those, by default only a *representative sample* runs: for every
-  (kernel class, target) that the fast cases do not already cover, one case, rotating over the compilers and
-  -O levels (and over the kernels of a class), so every class, target, compiler and -O level is still run;
+- every other case is marked `slow`; of those, by default only a *representative sample* runs: the cover, the
+  fewest cases that with the fast ones run every kernel class, target, compiler and -O level somewhere, picked
+  in the rotation over classes, targets and (compiler, level) pairs that `rounds` orders (`cover`; the older
+  "cells" sample, one case for every (kernel class, target) the fast cases leave out, is `sample="cells"`);
 - AMDDBG_SLOW_LIMIT=0 runs every case; AMDDBG_SLOW_LIMIT=N runs N slow cases per matrix (the sample first, then
   the next rotations, so N grows the coverage evenly).
 
@@ -83,7 +84,7 @@ class Case:
 
 def matrix(objects: Iterable[str | Path], kernels: Sequence[str | None] = (None,),
            fast: Callable[[str | None, str], bool] | Iterable[str] = (),
-           classes: Callable[[str | None], str] | None = None, sample: str = "cells",
+           classes: Callable[[str | None], str] | None = None, sample: str = "axes",
            avoid: Callable[[str | None, str], bool] | None = None) -> list[Case]:
     """The cases of a corpus matrix that this run takes, in the order kernels x objects: every (kernel, object)
     for which `fast(kernel, object name)` is true (or whose object name is in the set `fast`), and the slow cases
@@ -92,11 +93,12 @@ def matrix(objects: Iterable[str | Path], kernels: Sequence[str | None] = (None,
     `classes` maps a kernel to its class (kernels whose checks take the same path: the sample takes one case per
     class and target, rotating over the class's kernels); by default each kernel is its own class.
 
-    `sample` says what the default sample covers with the fast cases. "cells" (`rounds(...)[0]`): every (kernel
-    class, target). "axes" (`cover(...)`): every kernel class, every target, every compiler and every -O level,
-    each somewhere, which takes a handful of cases where "cells" takes one per class and target; with
-    AMDDBG_SLOW_LIMIT=N the cover comes first, then the rounds' other cases. The cover takes no case for which
-    `avoid(kernel, object name)` is true (known failures: an xfail cannot fail the run, so it covers nothing)."""
+    `sample` says what the default sample covers with the fast cases. "axes" (`cover(...)`, every corpus's
+    choice): every kernel class, every target, every compiler and every -O level, each somewhere, which takes a
+    handful of cases where "cells" takes one per class and target; with AMDDBG_SLOW_LIMIT=N the cover comes first,
+    then the rounds' other cases. "cells" (`rounds(...)[0]`): every (kernel class, target). The cover takes no
+    case for which `avoid(kernel, object name)` is true (known failures: an xfail cannot fail the run, so it
+    covers nothing)."""
     objects = sorted(objects, key=lambda o: Path(o).name)
     if not callable(fast):
         names = set(fast)

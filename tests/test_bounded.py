@@ -28,7 +28,7 @@ def _matrix(monkeypatch, value):
         monkeypatch.delenv(bounded.ENV, raising=False)
     else:
         monkeypatch.setenv(bounded.ENV, value)
-    return bounded.matrix(OBJECTS, KERNELS, fast=FAST, classes=_cls)
+    return bounded.matrix(OBJECTS, KERNELS, fast=FAST, classes=_cls, sample="cells")
 
 
 def test_the_default_sample_covers_every_class_target_compiler_and_level(monkeypatch):
@@ -75,9 +75,12 @@ def test_a_fully_covered_matrix_samples_nothing_by_default(monkeypatch):
     """The fast cases already run every kernel on every target (tests/emu/test_oracle.py's shape)."""
     fast = {o for o in OBJECTS if "llvm22" in o and o.endswith("-O2.co")}
     monkeypatch.delenv(bounded.ENV, raising=False)
-    assert not [c for c in bounded.matrix(OBJECTS, KERNELS, fast=fast) if c.slow]
-    monkeypatch.setenv(bounded.ENV, "6")
+    assert not [c for c in bounded.matrix(OBJECTS, KERNELS, fast=fast, sample="cells") if c.slow]
+    # the cover also wants the other compiler and level: one case has both
     slow = [c for c in bounded.matrix(OBJECTS, KERNELS, fast=fast) if c.slow]
+    assert len(slow) == 1 and bounded.axes(slow[0].obj)[::2] == ("19", "O0")
+    monkeypatch.setenv(bounded.ENV, "6")
+    slow = [c for c in bounded.matrix(OBJECTS, KERNELS, fast=fast, sample="cells") if c.slow]
     assert len(slow) == 6 and {c.kernel for c in slow} == set(KERNELS)  # spread over the round's cells
 
 

@@ -9,8 +9,8 @@
 - A publication at workgroup scope hangs under some seeds only: `--explore` reports each outcome with its seeds,
   writes the first hang's core, exits 3; explain on that core says the hang depends on the schedule.
 Four objects (both compilers, every target, -O0 and -O2) run every check by default; the other twenty objects are
-marked slow, and CI runs their sample (tests/bounded.py: each kernel on the two targets the four leave out, rotating
-over compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all 24 objects).
+marked slow, and CI runs their cover (tests/bounded.py: the cases that, with the four, run every kernel, target,
+compiler and level somewhere, rotating; AMDDBG_SLOW_LIMIT=0 runs all 24 objects).
 """
 
 from __future__ import annotations

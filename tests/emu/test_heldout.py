@@ -7,8 +7,8 @@ checked-in object (clang-19/22; gfx90a, gfx942, gfx1100 and gfx1200 wave32/wave6
 -O0/-O2).
 
 By default every kernel runs on three objects (one per ISA family, -O2 and -O0); the rest of the matrix is marked
-slow, and CI runs its sample (tests/bounded.py: each kernel on the three targets the defaults leave out, rotating
-over compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all of it).
+slow, and CI runs its cover (tests/bounded.py: the cases that, with the defaults, run every kernel, target, compiler
+and level somewhere, rotating; AMDDBG_SLOW_LIMIT=0 runs all of it).
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ Each test runs a kernel with `amddbg run ... --core` (a hang ends the run and wr
 with `amddbg explain --json`, as a user would, then asserts the run's status, the verdict and exit code, the kind
 and cause, the waves (workgroup, wave, lanes) and every line the finding names, from the source text. By default
 each kernel runs on one object (together they cover both compilers, the four targets, both wave sizes and both
-optimisation levels); the rest of the matrix is marked slow, and CI runs its sample (tests/bounded.py: one case per
-kernel class and target the defaults leave out, rotating over compilers, levels and the class's kernels;
-AMDDBG_SLOW_LIMIT=0 runs all of it).
+optimisation levels); the rest of the matrix is marked slow, and CI runs its cover (tests/bounded.py: the slow cases
+that, with the defaults, run every kernel class, target, compiler and level somewhere: none, the defaults already
+do; AMDDBG_SLOW_LIMIT=0 runs all of it, =N N cases rotating over classes, targets, compilers and levels).
 """
 
 from __future__ import annotations

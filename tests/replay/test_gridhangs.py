@@ -6,8 +6,8 @@ must say why, and the `--assume` fix it prints must end the hang.
 Expected lines come from markers in the source (@poll, @loop, @write, @maybe, @barrier, @helper:NAME), the
 expected waves from the core (every wave not waiting at a barrier is stuck in the poll: the run proved the hang).
 Four objects run every kernel by default (every target, both compilers, -O0 and -O2); the other twenty are marked
-slow, and CI runs their sample (tests/bounded.py: one case per kernel class and remaining target, rotating over
-compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all of them).
+slow, and CI runs their cover (tests/bounded.py: the few cases that, with the four, run every kernel class, target,
+compiler and level somewhere, rotating; AMDDBG_SLOW_LIMIT=0 runs all of them).
 """
 
 from __future__ import annotations

@@ -159,8 +159,8 @@ def _numbers(text: str) -> list[int]:
 
 KERNELS = ["five_syncs", "helper_sync", "lock_held", "some_poll", "inline_assert"]
 # every kernel on four objects (both compilers, both wave sizes, -O0 and -O2 among them) by default; the other 100
-# combinations are marked slow, and CI runs their sample (tests/bounded.py: each kernel on the two targets the four
-# leave out, rotating over compilers and levels; AMDDBG_SLOW_LIMIT=0 runs all of them)
+# combinations are marked slow, and CI runs their cover (tests/bounded.py: the cases that, with the four, run every
+# kernel, target, compiler and level somewhere, rotating; AMDDBG_SLOW_LIMIT=0 runs all of them)
 FAST = ["inlinehangs-llvm22-gfx90a-w64-O2.co", "inlinehangs-llvm19-gfx942-w64-O0.co",
         "inlinehangs-llvm22-gfx1100-w32-O0.co", "inlinehangs-llvm19-gfx1200-w64-O2.co"]
 

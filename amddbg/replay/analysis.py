@@ -885,6 +885,10 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         polled = sp["polled"]
         lo, hi = sp["loop"]
         dyn = [(pc, a) for pc, a in r.loads.get(num, []) if lo <= pc <= hi]
+        # a word the wave itself stores to in the loop is its own counter (`ticks[t] += 1` beside the poll of
+        # `*done`, read first at -O0), not what it waits for
+        own = {a for pc, a in r.stores.get(num, []) if lo <= pc <= hi}
+        dyn = [x for x in dyn if x[1] not in own] or dyn
         if dyn:  # the load replay saw the wave make in its loop (at -O0 the first load reloads the pointer)
             pc0, address = dyn[0]
             load = program.instruction_at(pc0) or load

@@ -70,8 +70,6 @@ KNOWN: dict = {
     "scalar cache is not modelled, so the stale read hardware can keep never happens and the run completes",
     ("xwg_slot_2d", "-O0"): "-O0: the writer's line (a volatile store in the publish() helper the producer calls) "
     "is not named on some targets",
-    ("hoist_device_global", "gfx90a*-O0"): "gfx90a -O0: the core catches the wave right after its flat load of "
-    "g_go; replay completes and no not_visible is found",
     ("ballot_ready_lanes", "w32-O0"): "each wave polls its own lanes' words (ready[0..31], ready[32..63]): two "
     "never_true findings, one per address, where the check wants one for the variable",
 }

@@ -54,6 +54,9 @@ DEFAULT = [
     # -O0: a loop that reloads launch sizes in a helper (`nblocks()`) polls the argument, not the dispatch packet
     ("early_exit_grid_sync", "llvm19-gfx90a-w64-O0"),
     ("ring_buffer_full", "llvm22-gfx1200-w64-O2"),
+    # -O0 reads the wave's own counter (`ticks[t] += 1`) before the flag in the loop: the poll is the flag, a plain
+    # load that keeps its stale line (not_visible; freshhangs' hoist_device_global on gfx90a -O0 is the same class)
+    ("hoist_done_arg", "llvm19-gfx942-w64-O0"),
 ]
 
 

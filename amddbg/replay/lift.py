@@ -75,7 +75,8 @@ def _llvm_order(order: str) -> str:
 # ---------------------------------------------------------------------------------------------- generations
 
 _GEN_NAMES = {"gfx90a": "GFX90A", "gfx942": "GFX942", "gfx10": "GFX10-GFX11", "gfx11": "GFX10-GFX11",
-              "gfx12": "GFX12"}
+              "gfx12": "GFX12", "gfx1250": "GFX125x"}
+_G12 = ("gfx12", "gfx1250")  # the GFX12 instructions, counters and cache-policy syntax
 
 
 def generation(processor: str) -> str:
@@ -92,7 +93,10 @@ def generation(processor: str) -> str:
         return "gfx11"
     if re.fullmatch(r"gfx120[0-9a-f]", name) or name == "gfx12-generic":
         return "gfx12"
-    raise NotSupported(f"memory-model lifting for {processor} (tables implemented: gfx90a, gfx942, GFX10-GFX11, GFX12)")
+    if re.fullmatch(r"gfx125[0-9a-f]", name):
+        return "gfx1250"
+    raise NotSupported(f"memory-model lifting for {processor} (tables implemented: gfx90a, gfx942, GFX10-GFX11, GFX12, "
+                       "GFX125x)")
 
 
 # ---------------------------------------------------------------------------------------------- rows
@@ -124,6 +128,9 @@ def _bits(gen: str, scope: str, kind: str, space: str, tgsplit: bool = False) ->
         if kind != "load" or scope == "wavefront":
             return frozenset()
         return frozenset({"glc", "dlc"}) if gen == "gfx10" and scope != "workgroup" else frozenset({"glc"})
+    if gen == "gfx1250":  # GFX125x: a workgroup runs in one WGP, whose cache its accesses share: SCOPE_CU
+        return {"wavefront": frozenset(), "workgroup": frozenset(), "agent": frozenset({"scope:SCOPE_DEV"}),
+                "system": frozenset({"scope:SCOPE_SYS"})}[scope]
     # gfx12: the scope field
     return {"wavefront": frozenset(), "workgroup": frozenset({"scope:SCOPE_SE"}),
             "agent": frozenset({"scope:SCOPE_DEV"}), "system": frozenset({"scope:SCOPE_SYS"})}[scope]
@@ -138,12 +145,16 @@ def _wb(gen: str, scope: str, space: str) -> str | None:
         return scope if scope in ("agent", "system") else None
     if gen == "gfx12":
         return "system" if scope == "system" else None
+    if gen == "gfx1250":  # GFX125x writes back at agent scope too (global_wb scope:SCOPE_DEV)
+        return scope if scope in ("agent", "system") else None
     return None
 
 
 def _inv(gen: str, scope: str, space: str, tgsplit: bool) -> str | None:
     if scope == "wavefront":
         return None
+    if gen == "gfx1250":  # GFX125x: nothing to invalidate for a workgroup (or LDS) acquire
+        return scope if scope in ("agent", "system") and space != "lds" else None
     if space == "lds":  # LDS is per workgroup; GFX10+ still invalidate the wave's L0 for the global ops after
         return "workgroup" if gen in ("gfx10", "gfx11", "gfx12") else None
     if gen in ("gfx90a", "gfx942") and scope == "workgroup" and not tgsplit:
@@ -186,10 +197,11 @@ def _nonatomic_sigs(gen: str, kind: str, space: str) -> list[tuple[str, frozense
     load = kind == "load"
     vol = {"gfx90a": {"glc"} if load else set(), "gfx942": {"sc0", "sc1"},
            "gfx10": {"glc", "dlc"} if load else set(), "gfx11": {"glc", "dlc"} if load else {"dlc"},
-           "gfx12": {"scope:SCOPE_SYS"}}[gen]
+           "gfx12": {"scope:SCOPE_SYS"}, "gfx1250": {"scope:SCOPE_SYS"}}[gen]
     nt = {"gfx90a": {"glc", "slc"}, "gfx942": {"nt"}, "gfx10": {"slc"} if load else {"glc", "slc"},
           "gfx11": {"slc", "dlc"} if load else {"glc", "slc", "dlc"},
-          "gfx12": {"th:TH_LOAD_NT" if load else "th:TH_STORE_NT"}}[gen]
+          "gfx12": {"th:TH_LOAD_NT" if load else "th:TH_STORE_NT"},
+          "gfx1250": {"th:TH_LOAD_NT" if load else "th:TH_STORE_NT"}}[gen]
     return [("", frozenset()), ("volatile", frozenset(vol)), ("nontemporal", frozenset(nt))]
 
 
@@ -290,7 +302,7 @@ def _norm_bits(gen: str, ins: Instruction) -> frozenset[str]:
     mem = ins.memory
     if mem is not None and mem.is_atomic and mem.returns:
         toks -= {"glc"} if gen in ("gfx90a", "gfx10", "gfx11") else {"sc0"} if gen == "gfx942" else set()
-    if gen == "gfx12":
+    if gen in _G12:
         toks = {t for t in toks if not t.startswith("th:TH_ATOMIC_RETURN")}
         toks.discard("scope:SCOPE_CU")
     return frozenset(toks)
@@ -309,7 +321,8 @@ _EMPTY = (0, frozenset(), False)
 def _counters(gen: str) -> tuple[str, ...]:
     return {"gfx90a": ("vmcnt", "lgkmcnt"), "gfx942": ("vmcnt", "lgkmcnt"), "gfx10": ("vmcnt", "vscnt", "lgkmcnt"),
             "gfx11": ("vmcnt", "vscnt", "lgkmcnt"),
-            "gfx12": ("loadcnt", "storecnt", "dscnt", "kmcnt")}[gen]
+            "gfx12": ("loadcnt", "storecnt", "dscnt", "kmcnt"),
+            "gfx1250": ("loadcnt", "storecnt", "dscnt", "kmcnt")}[gen]
 
 
 def _issue(gen: str, ins: Instruction) -> list[tuple[str, str, bool]]:
@@ -318,14 +331,14 @@ def _issue(gen: str, ins: Instruction) -> list[tuple[str, str, bool]]:
     if mem is None or _is_wb(ins) or _is_inv(ins):
         return []
     if mem.space == MemorySpace.SCALAR:
-        return [("kmcnt" if gen == "gfx12" else "lgkmcnt", "s", True)]
+        return [("kmcnt" if gen in _G12 else "lgkmcnt", "s", True)]
     tag = "rwa" if mem.is_atomic and mem.returns else "wa" if mem.is_atomic else "w" if mem.is_store else "r"
     if _is_private_buffer(ins) or mem.space == MemorySpace.SCRATCH:
         tag = "p"  # thread-private: no release or acquire ever waits for it
     if mem.space in (MemorySpace.LDS, MemorySpace.GDS):
-        return [("dscnt" if gen == "gfx12" else "lgkmcnt", tag, False)]
+        return [("dscnt" if gen in _G12 else "lgkmcnt", tag, False)]
     load_like = mem.is_load and not (mem.is_atomic and not mem.returns) or (mem.is_atomic and mem.returns)
-    if gen == "gfx12":
+    if gen in _G12:
         out = [("loadcnt" if load_like else "storecnt", tag, False)]
         if mem.space == MemorySpace.FLAT:
             out.append(("dscnt", tag, True))
@@ -637,7 +650,7 @@ def _lift_fences(gen: str, insns: Sequence[Instruction], states: list[dict], use
 _INV_GROUPS = {"gfx90a": (("buffer_wbinvl1_vol",), ("buffer_invl2", "buffer_wbinvl1_vol")),
                "gfx942": (("buffer_inv",),), "gfx11": (("buffer_gl0_inv",), ("buffer_gl1_inv", "buffer_gl0_inv")),
                "gfx10": (("buffer_gl0_inv",), ("buffer_gl1_inv", "buffer_gl0_inv")),
-               "gfx12": (("global_inv",),)}
+               "gfx12": (("global_inv",),), "gfx1250": (("global_inv",),)}
 
 
 def _segments(gen: str, insns: Sequence[Instruction], run: list[int]) -> list[list[int]]:
@@ -798,7 +811,7 @@ def _lift_async(gen: str, insns: Sequence[Instruction]) -> list[tuple[int, Model
     complete in order, so a wait for at most N completes every async load with more than N loads issued at
     or after it. (In address order, not along branches.)"""
     out = []
-    counter = "loadcnt" if gen == "gfx12" else "vmcnt"
+    counter = "loadcnt" if gen in _G12 else "vmcnt"
     ages: list[int] = []  # per outstanding async load: loads issued at or after it
     for k, ins in enumerate(insns):
         if _is_async(ins):

@@ -6,7 +6,8 @@ hand-made bytes. Each kernel's name encodes the source operation, `k__<kind>__<o
 (kind: load, store, rmw_add, rmw_xchg, rmw_cas, fence, barrier, ...), so the test knows what to expect.
 
     python3 corefiles/lift/build.py            # regenerates lift_rows.hip and lift-<target>[-clang19].co
-                                               # (gfx90a, gfx942, gfx1100, gfx1200; gfx1030 with clang-22 only)
+                                               # (gfx90a, gfx942, gfx1100, gfx1200; gfx1030 and gfx1250
+                                               # with clang-22 only)
 
 Needs clang-22 / clang-19 with lld (see /work/shared/reference/toolchain.md). Same flags as
 corefiles/scenarios/make_scenarios.py minus -g (the lifter needs no DWARF; the objects stay small).
@@ -22,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 TARGETS = ("gfx90a", "gfx942", "gfx1100", "gfx1200")
 COMPILERS = ("clang-22", "clang-19")
 # gfx1030 (GFX10.3, the GFX10 half of the GFX10-GFX11 table: dlc on agent/system loads) with clang-22 only
-TARGETS_BY_COMPILER = {"clang-22": (*TARGETS, "gfx1030"), "clang-19": TARGETS}
+TARGETS_BY_COMPILER = {"clang-22": (*TARGETS, "gfx1030", "gfx1250"), "clang-19": TARGETS}  # gfx1250: GFX125x
 
 ORDERS = {"relaxed": "__ATOMIC_RELAXED", "acquire": "__ATOMIC_ACQUIRE", "release": "__ATOMIC_RELEASE",
           "acq_rel": "__ATOMIC_ACQ_REL", "seq_cst": "__ATOMIC_SEQ_CST"}

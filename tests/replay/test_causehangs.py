@@ -1,5 +1,6 @@
 """Hang causes real bug reports show (issue 20, section 3), on corefiles/causehangs/causehangs.hip built by clang-19
-and clang-22 for gfx90a, gfx942, gfx1100 and gfx1200 (wave32 and wave64) at -O0 and -O2 (24 objects, build.py).
+and clang-22 for gfx90a, gfx942, gfx1100 and gfx1200 (wave32 and wave64) and by clang-22 for gfx1250 (wave32) at -O0
+and -O2 (26 objects, build.py).
 
 Each test runs a kernel with `amddbg run ... --core` (a hang ends the run and writes the core) and explains the core
 with `amddbg explain --json`, as a user would, then asserts the run's status, the verdict and exit code, the kind
@@ -77,25 +78,8 @@ def _cases():
     """Each kernel on its DEFAULT object, and the slow sample of the rest of the matrix."""
     cases = bounded.matrix([f"causehangs-{o}.co" for o in OBJECTS], list(KERNELS),
                            fast=lambda k, name: name == f"causehangs-{DEFAULT[k]}.co", classes=_class)
-    return [pytest.param(c.kernel, c.obj[len("causehangs-"):-3],
-                         marks=([pytest.mark.slow] if c.slow else []) + _gfx1250_xfail(c.kernel, c.obj),
+    return [pytest.param(c.kernel, c.obj[len("causehangs-"):-3], marks=[pytest.mark.slow] if c.slow else [],
                          id=f"{c.kernel}-{c.obj[len('causehangs-'):-3]}") for c in cases]
-
-
-# gfx1250 (clang-22, wave32): the lock, ballot, count, lock_barrier kernels and the -O2 hoists are explained as on the
-# other targets. The visibility causes are not: `not_visible` (and the -O0 hoists' stale line) needs the polling
-# load's acquire scope from its code sequence, and amddbg/replay/lift.py has no GFX125x table (LLVM's
-# "AMDHSA Memory Model Code Sequences GFX125x": a workgroup acquire there is a plain load with no invalidate), so
-# explain says `unknown`, naming the missing table, instead of the hang these tests expect.
-GFX1250_NO_LIFT = {("hoist_restrict", "O0"), ("hoist_bool", "O0"), ("publish_plain", "O0"), ("publish_plain", "O2"),
-                   ("publish_add", "O0"), ("publish_add", "O2"), ("publish_wave", "O0"), ("publish_wave", "O2")}
-
-
-def _gfx1250_xfail(kernel: str, obj: str) -> list:
-    if "gfx1250" not in obj or (kernel, obj[-5:-3]) not in GFX1250_NO_LIFT:
-        return []
-    return [pytest.mark.xfail(strict=True, reason="no GFX125x memory-model code-sequence table in replay/lift.py: "
-                                                  "explain says unknown, naming it")]
 
 
 def _run(tmp_path, obj: str, kernel: str) -> tuple[str, str]:

@@ -18,9 +18,9 @@ from amddbg.replay.lift import ModelOp, lift, lift_at
 
 LIFT = Path(__file__).resolve().parents[2] / "corefiles" / "lift"
 TARGETS = ("gfx90a", "gfx942", "gfx1100", "gfx1200")
-OBJECTS = [(t, "") for t in (*TARGETS, "gfx1030")] + [(t, "-clang19") for t in TARGETS]  # gfx1030: clang-22 only
+OBJECTS = [(t, "") for t in (*TARGETS, "gfx1030", "gfx1250")] + [(t, "-clang19") for t in TARGETS]  # (clang-22 only)
 GEN = {"gfx90a": "GFX90A", "gfx942": "GFX942", "gfx1030": "GFX10-GFX11", "gfx1100": "GFX10-GFX11",
-       "gfx1200": "GFX12"}
+       "gfx1200": "GFX12", "gfx1250": "GFX125x"}
 SCOPE_RANK = {"wavefront": 0, "workgroup": 1, "agent": 2, "system": 3}
 ROW_KIND = {"load": "load atomic", "store": "store atomic", "rmw": "atomicrmw"}
 ROW_SPACE = {"global": "global", "generic": "generic", "lds": "local"}
@@ -85,12 +85,20 @@ EXACT = {
         ("rmw_add", "acq_rel", "system", "generic"): ("acq_rel", "system"),
         ("rmw_add", "acquire", "workgroup", "lds"): ("acquire", "workgroup"),
     },
+    "gfx1250": {  # GFX125x: workgroup accesses carry no scope (SCOPE_CU); agent releases write back too
+        ("load", "acquire", "agent", "global"): ("acquire", "agent"),
+        ("load", "acquire", "system", "global"): ("acquire", "system"),
+        ("load", "relaxed", "agent", "global"): ("relaxed", "agent"),
+        ("store", "release", "agent", "global"): ("release", "agent"),
+        ("store", "release", "system", "global"): ("release", "system"),
+        ("rmw_add", "acq_rel", "agent", "global"): ("acq_rel", "agent"),
+    },
 }
 # fences whose table sequence is empty on this generation (no instruction to lift)
 EMPTY_FENCES = {"gfx90a": ("singlethread", "wavefront", "workgroup"), "gfx942": ("singlethread", "wavefront",
                                                                                    "workgroup"),
                 "gfx1030": ("singlethread", "wavefront"), "gfx1100": ("singlethread", "wavefront"),
-                "gfx1200": ("singlethread", "wavefront")}
+                "gfx1200": ("singlethread", "wavefront"), "gfx1250": ("singlethread", "wavefront")}
 EXACT_FENCES = {
     "gfx90a": {("acquire", "agent"): ("acquire", "agent"), ("release", "agent"): ("release", "agent"),
                ("release", "system"): ("release", "system"), ("acq_rel", "system"): ("acq_rel", "system")},
@@ -101,6 +109,8 @@ EXACT_FENCES = {
     "gfx1030": {("acquire", "workgroup"): ("acquire", "workgroup"), ("acquire", "system"): ("acquire", "agent")},
     "gfx1200": {("acquire", "agent"): ("acquire", "agent"), ("release", "system"): ("release", "system"),
                 ("seq_cst", "system"): ("acq_rel", "system")},
+    "gfx1250": {("acquire", "agent"): ("acquire", "agent"), ("release", "system"): ("release", "system"),
+                ("acq_rel", "system"): ("acq_rel", "system")},
 }
 
 

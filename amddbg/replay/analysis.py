@@ -35,7 +35,7 @@ from amddbg.replay.findings import Explanation, Finding
 from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
 from amddbg.replay.lift import lift, lift_at
 from amddbg.replay.origin import describe as describe_origin
-from amddbg.replay.polls import seen_writers
+from amddbg.replay.polls import access_width, function_constant, seen_writers
 from amddbg.replay.replay import DEFAULT_BUDGET, Assumption, replay
 from amddbg.replay.scopes import consistent_scope, widest_row
 from amddbg.replay.static import static_explanation
@@ -424,14 +424,16 @@ def _fault_details(program, exp: Explanation, dispatch, info: dict) -> None:
             if fault is None:
                 continue
             text = lane_ranges(lanes, w.lanes)
+            scalar = not fault.lanes
             t = state.threads[w]
             origin = describe_origin(program, t, w.pc, fault.address, fault.lanes[0] if fault.lanes else None,
                                      [ln for ln in range(w.lanes) if lanes >> ln & 1])
             var = None if origin else variable_at(program, t, fault.address, window=1 << 40)  # a wild index too
-            f.details.update(access=fault.what, address=f"{fault.address:#x}", lanes=text,
+            f.details.update(access=fault.what, address=f"{fault.address:#x}", lanes=text, scalar=scalar,
                              **({"variable": var} if var else {}), **({"origin": origin} if origin else {}))
-            f.summary += (f": {fault.what} of unmapped address {fault.address:#x} by lane"
-                          f"{'s' if bin(lanes).count('1') > 1 else ''} {text}"
+            by = (f"by the wave (a scalar access; active lane{'s' if bin(lanes).count('1') > 1 else ''} {text})"
+                  if scalar else f"by lane{'s' if bin(lanes).count('1') > 1 else ''} {text}")
+            f.summary += (f": {fault.what} of unmapped address {fault.address:#x} {by}"
                           + (f" ({var})" if var else "") + (f": {origin}" if origin else ""))
     info["wave_instructions"] = info.get("wave_instructions", 0) + len(faults)
 
@@ -447,6 +449,9 @@ def _every_faulting_lane(m, w):
         w.pc = pc  # the trap handler's entry moved it past the access
         m.step_wave(w)  # a memory violation stops the wave; the exception is kept on it
         fault = getattr(w, "fault", None)
+        if w.state == "faulted" and fault is not None and not fault.lanes and first is None:
+            first, lanes = fault, exec_mask  # a scalar access: the wave's, made for the lanes active at it
+            break
         if w.state != "faulted" or fault is None or not fault.lanes:
             break
         first = first or fault
@@ -706,25 +711,33 @@ def _last_read(t, load, body) -> int | None:
         return None
 
 
-def _acquire_scope(program, t, load) -> tuple[str, str]:
-    """(scope, how we know) of the polling load's acquire, from the lifted code sequence (of the load's function:
-    the wave may be in a function its loop calls)."""
+def _acquire_scope(program, t, load) -> tuple[str, str, bool]:
+    """(scope, how we know, plain) of the polling load's acquire, from the lifted code sequence (of the load's
+    function: the wave may be in a function its loop calls). `plain`: the bytes are those of a plain (non-atomic)
+    load -- which has no scope at all -- and of atomic loads up to `scope` alike; the wording says the load is
+    plain and which atomic loads compile the same, never a scope narrower than the user may have written."""
     processor = program.code_object_at(load.address).processor.split(":")[0]
     try:
         insns = program.disassemble(load.address)
         op = lift_at(insns, processor, load.address)
         if op is not None and op.scope != "unknown":
             scope, words = consistent_scope(op, "acquire")  # never narrower than the code may have been written with
+            plain_row = next((r for r in getattr(op, "rows", ()) or () if "atomic" not in r.split()), None)
+            if plain_row is not None:
+                _, atomic = consistent_scope(op)
+                atomic = atomic.removeprefix("relaxed, ")
+                return scope, (f"a plain (non-atomic) load ({plain_row}; an atomic load at {atomic} compiles to "
+                               "the same code)"), True
             row = widest_row(op, scope, "acquire") or (op.rows[0] if op.rows else f"{op.order} {op.kind}")
-            return scope, f"{words} ({row})"
+            return scope, f"{words} ({row})", False
 
     except ImportError:
-        return _scope_from_bits(processor, load)
+        return (*_scope_from_bits(processor, load), False)
     except NotSupported:
-        return "unknown", NO_TABLE
+        return "unknown", NO_TABLE, False
     except AmddbgError:
         pass
-    return "unknown", "no memory-model code sequence matches the polling load"
+    return "unknown", "no memory-model code sequence matches the polling load", False
 
 
 NO_TABLE = "no memory-model code-sequence table for the processor"
@@ -780,26 +793,6 @@ def _writers(program, t, load) -> list:
     return out
 
 
-def _width(insn) -> int:
-    """Bytes a load or store accesses, from its mnemonic."""
-    m = insn.mnemonic
-    if any(x in m for x in ("byte", "_u8", "_i8", "_b8")):
-        return 1
-    if any(x in m for x in ("short", "_u16", "_i16", "_b16", "d16")):
-        return 2
-    if any(x in m for x in ("dwordx2", "_b64", "x2")):
-        return 8
-    return 4
-
-
-def _stored_constant(insns, store) -> int | None:
-    """The constant a store writes, when its data register was last set by a move of an immediate."""
-    data = [o for o in store.operands if not o.is_dest and o.kind is OperandKind.VGPR]
-    if len(data) < 2:
-        return None
-    return _vgpr_constant(insns, store, data[-1])
-
-
 def _constant_address(program, t, insns, store) -> int | None:
     """The address a store writes when the code fixes it: a kernel-argument pointer (its value read from the
     kernarg segment in the core) plus a VGPR offset last set by a move of an immediate, plus the instruction's
@@ -852,11 +845,11 @@ def likely_writers(program, t, writers: list, value: int | None, poll_line: int 
             continue
         if plain and loop is not None and loop[0] <= i.address <= loop[1]:
             continue
-        if not shown and load is not None and _width(i) != _width(load):
+        if not shown and load is not None and access_width(i) != access_width(load):
             continue
         keep.append((i, words, narrow, shown))
     if value is not None:
-        exact = [w for w in keep if _stored_constant(insns, w[0]) == value]
+        exact = [w for w in keep if function_constant(program, w[0]) == value]
         if exact:
             return exact[:3]
     if address is not None:  # a store whose address the code fixes to the polled word (`flags[0] = P | agg`)
@@ -889,7 +882,11 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         # `*done`, read first at -O0), not what it waits for
         own = {a for pc, a in r.stores.get(num, []) if lo <= pc <= hi}
         dyn = [x for x in dyn if x[1] not in own] or dyn
-        if dyn:  # the load replay saw the wave make in its loop (at -O0 the first load reloads the pointer)
+        # the loop's first load where replay saw the wave make it (a core taken just after the poll resumes with
+        # the loop's other loads); else the first global load replay saw in the loop (at -O0 the loop's first load
+        # reloads the flag's pointer from the stack, which replay does not list)
+        dyn = [d for d in dyn if d[0] == load.address][:1] or dyn
+        if dyn:
             pc0, address = dyn[0]
             load = program.instruction_at(pc0) or load
         elif polled:
@@ -897,7 +894,7 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
                 next(iter(polled.values()))
         else:
             continue
-        scope, how = _acquire_scope(program, t, load)
+        scope, how, plain = _acquire_scope(program, t, load)
         if how == NO_TABLE:  # (gfx1250: LLVM's GFX125x rows are not implemented in replay/lift.py)
             info.setdefault("unliftable", []).append(num)
             continue
@@ -931,15 +928,15 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         # (last: the stores replay saw the spinners make elsewhere, when nothing else is left: one store
         # instruction can write the flag for one workgroup and another word for the next, as when -O2 merges a
         # decoupled look-back's two publications `flags[0] = P|agg` and `flags[tile] = P|sum` into one)
-        writers = (likely_writers(program, t, seen_writers(program, load, scanned, r, address), now, poll_line, load,
-                                  sp["loop"], address)
+        seen_w = seen_writers(program, load, scanned, r, address, now)
+        writers = (likely_writers(program, t, seen_w, now, poll_line, load, sp["loop"], address)
                    or likely_writers(program, t, scanned, now, poll_line, load, sp["loop"], address)
                    or likely_writers(program, t, every, now, poll_line, load, sp["loop"], address))
-        groups.setdefault((address, load.address), []).append((t, sp, scope, how, now, seen, writers))
+        groups.setdefault((address, load.address), []).append((t, sp, scope, how, now, seen, writers, plain))
     findings = []
     pins: dict = {}
     for (address, load_pc), members in groups.items():
-        t, sp, scope, how, now, seen, writers = members[0]
+        t, sp, scope, how, now, seen, writers, plain = members[0]
         pinned = seen if seen is not None else 0  # the value before the write is not in the core: assume 0
         stale = {m[0].number: (address, pinned.to_bytes(4, "little")) for m in members}
         stuck = replay(program, dispatch=dispatch, stale=stale, watch={m[0].number: _watch(m[1]) for m in members},
@@ -982,11 +979,14 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
                    f"{var + ' at ' if var else ''}{address:#x} at {place(program, load_pc).text()}: {held}; the load "
                    f"is {how}, which does not make another workgroup's write visible"
                    + (f"; the write at {', '.join(wtext)}" if wtext else "; no store of this kernel to it is in view")
-                   + "; needs release and acquire at agent scope")
+                   + ("; needs an atomic load with acquire at agent scope (__hip_atomic_load(..., __ATOMIC_ACQUIRE, "
+                      "__HIP_MEMORY_SCOPE_AGENT)) and a release at agent scope" if plain else
+                      "; needs release and acquire at agent scope"))
         if fixed is not None:
             summary += (f"; replay with {' and '.join(fix)}: the loop {'ends' if fixed else 'still spins'}")
         findings.append(Finding("spin_forever", "not_visible", summary, [wave_doc(m[0]) for m in members], locs,
                                 {"address": f"{address:#x}", "variable": var, "value": now, "last_read": seen,
                                  "pinned": pinned,
-                                 "load_scope": scope, "needed_scope": "agent", "fix": fix, "fix_verified": fixed}))
+                                 "load_scope": scope, "plain_load": plain, "needed_scope": "agent", "fix": fix,
+                                 "fix_verified": fixed}))
     return findings, pins

@@ -31,6 +31,7 @@ from __future__ import annotations
 from amddbg.errors import AmddbgError
 from amddbg.isa.model import OperandKind
 from amddbg.replay.code import argument_at, lane_addresses, pointer_arguments, reg_written, variable_at
+from amddbg.replay.stackvars import stack_variable
 
 NULL_PAGE = 1 << 16  # addresses below it come from a NULL pointer plus an offset
 _POINTER_LOADS = ("global_load_dwordx2", "flat_load_dwordx2", "global_load_b64", "flat_load_b64",
@@ -105,8 +106,72 @@ def describe(program, t, pc: int, address: int, lane: int | None = None, lanes: 
         if named is not None:
             return named
     if address < NULL_PAGE:
-        return f"a NULL pointer plus {address:#x}"
+        return selected_null(program, t, pc, lanes or ([lane] if lane is not None else [])) or \
+            f"a NULL pointer plus {address:#x}"
     return _past_the_end(program, t, address)
+
+
+def selected_null(program, t, pc: int, lanes: list[int]) -> str | None:
+    """`the pointer comes from a select at k.hip:68 between valid and NULL, which chose NULL`: the access's address
+    is built (adds, shifts, moves: a straight-line walk back from it) from a per-lane select (`v_cndmask_b32`) of
+    each half of a pointer and the constant 0 -- a ternary `c ? NULL : valid` that -O2 keeps in registers, where
+    DWARF has no variable left to name (`src` is optimized out). The other operand is named by the pointer argument
+    whose buffer it is (its value recomputed by the backward slice), else by its value."""
+    from amddbg.replay.slicing import Slicer, _keys
+    from amddbg.replay.where import place
+
+    try:
+        insns = [i for i in program.disassemble(pc) if i.address <= pc]
+    except AmddbgError:
+        return None
+    if not insns or insns[-1].address != pc:
+        return None
+    want: set = set()
+    for o in _address_operands(insns[-1]):
+        want |= _regs(o)
+    selects = []
+    for k in range(len(insns) - 2, -1, -1):
+        i = insns[k]
+        if i.is_branch or i.is_call:
+            break
+        written = set()
+        for o in i.operands:
+            if o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR):
+                written |= _regs(o)
+        hit = written & want
+        if not hit:
+            continue
+        want -= hit
+        if i.memory is not None:
+            break
+        if i.mnemonic.startswith("v_cndmask_b32"):
+            selects.append(i)
+            continue
+        for o in i.operands:
+            if not o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR):
+                want |= _regs(o)
+    if len(selects) != 2 or not lanes:
+        return None
+    s = Slicer(program, t)
+    halves = []
+    for i in sorted(selects, key=lambda x: next(o.register for o in x.operands if o.is_dest)):
+        k = s.index.get(i.address)
+        srcs = [o for o in i.operands if not o.is_dest][:2]
+        if k is None or len(srcs) != 2:
+            return None
+        const = [o for o in srcs if o.kind in (OperandKind.INLINE, OperandKind.LITERAL)]
+        regs = [o for o in srcs if o.kind in (OperandKind.VGPR, OperandKind.SGPR) and o.count == 1]
+        if len(const) != 1 or const[0].value != 0 or len(regs) != 1:
+            return None
+        v = s.value(_keys(regs[0])[0], k, lanes[0])
+        if v is None:
+            return None
+        halves.append(v)
+    other = halves[0] | halves[1] << 32
+    name = next((param.name for param, base in pointer_arguments(program, t) if base == other), None)
+    where = place(program, min(selects, key=lambda x: x.address).address).text()
+    return (f"the pointer comes from a select at {where} between {name or _value_text(other)} and NULL, which chose "
+            "NULL")
 
 
 _FROM_STACK = "stack"  # sliced_pointer: the pointer is a variable itself (a stack slot at -O0, a kernel argument)
@@ -130,14 +195,23 @@ def sliced_pointer(program, t, load, lanes: list[int], *, limit: int = 16) -> st
         at = s.address(k, ln)
         if at is None:
             return None
-        if at[0] in ("private", "local"):
+        local = None
+        if at[0] == "private":  # -O0 reloads the pointer from its variable's stack slot: which variable?
+            local = stack_variable(t, ln, at[1])
+            if local is None or local.is_parameter:
+                return _FROM_STACK  # a kernel argument's spill: the address facts below say more
+            name = f"{local.name} (a local variable)"
+        elif at[0] == "local":
             return _FROM_STACK
-        name = slot_name(program, t, *at)
+        else:
+            name = slot_name(program, t, *at)
         if name is None:
             return None
         keys = _keys(dest)[:2]
         vals = [s.value(key, k + 1, ln) for key in keys]
         value = None if None in vals else vals[0] | (vals[1] << 32 if len(vals) > 1 else 0)
+        if value is None and local is not None:
+            value = _private64(program, t, ln, at[1])
         named.setdefault(name, []).append(ln)
         values.add(value)
     if not named:
@@ -297,6 +371,14 @@ def _pointer_slots(program, t, value: int, *, limit: int = 1 << 16) -> list[str]
     return out
 
 
+def _private64(program, t, lane: int, offset: int) -> int | None:
+    """The 8 bytes at `offset` of the lane's private memory (a -O0 stack slot), or None."""
+    try:
+        return int.from_bytes(program.read("private_lane", offset, 8, lane=lane, thread=t), "little")
+    except AmddbgError:
+        return None
+
+
 def _read64(program, address: int) -> int | None:
     try:
         return int.from_bytes(program.read("global", address, 8), "little")
@@ -326,5 +408,50 @@ def _past_the_end(program, t, address: int, *, window: int = 1 << 20) -> str | N
     if end > address or address - end >= page or (address - base) % size:
         return None
     index, first_out = (address - base) // size, (end - base) // size
-    what = "the first element past the end" if index == first_out else "past the end"
-    return f"{name}[{index}], {what} of the memory of {name} ({end - base} bytes from its start are mapped)"
+    mapped = f"({end - base} bytes from its start are mapped)"
+    if index == first_out:
+        bound = _length_arguments(program, t, index)
+        if len(bound) == 1:  # the index is the length the launch passed: the mapped extent agrees with it
+            n = bound[0]
+            return (f"{name}[{n}] with {n} == {index}, one past the end of the {index}-element buffer {name} "
+                    f"{mapped}")
+        return f"{name}[{index}], the first element past the end of the memory of {name} {mapped}"
+    return f"{name}[{index}], past the end of the memory of {name} {mapped}"
+
+
+def _length_arguments(program, t, value: int) -> list[str]:
+    """The integer kernel arguments (by value, at most 8 bytes) whose value in the kernarg segment is `value`: the
+    length an index ran up to (`i <= n`, `vals[n]`). Named by the kernel's DWARF parameter, else its metadata."""
+    d = t.dispatch
+    if d is None or d.kernarg_address is None:
+        return []
+    kernel = program.dispatch_kernel(d, t.pc)
+    if kernel is None:
+        return []
+    try:
+        frames = t.frames()
+        params = list(frames[-1].arguments()) if frames else []
+    except AmddbgError:
+        params = []
+    args = [a for a in getattr(kernel.metadata, "args", ()) if not str(a.value_kind).startswith("hidden")]
+    out = []
+    for i, a in enumerate(args):
+        if a.value_kind != "by_value" or not a.size or a.size > 8 or a.offset is None:
+            continue
+        param = params[i] if i < len(params) else None
+        if param is not None:
+            try:
+                ty = param.type.strip()
+            except AttributeError:
+                ty = None
+            if ty is None or ty.kind not in ("base", "enum"):
+                continue
+        try:
+            raw = program.read("global", d.kernarg_address + a.offset, a.size)
+        except AmddbgError:
+            continue
+        if int.from_bytes(raw, "little", signed=True) == value or int.from_bytes(raw, "little") == value:
+            name = (param.name if param is not None else None) or a.name
+            if name:
+                out.append(name)
+    return out

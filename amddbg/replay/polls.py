@@ -10,14 +10,21 @@ and a store replay saw write the flag is one, wherever it is.
 from __future__ import annotations
 
 from amddbg.errors import AmddbgError
+from amddbg.isa.model import OperandKind
 from amddbg.replay.lift import NotSupported, lift_at
+from amddbg.replay.scopes import consistent_scope
 
 
-def seen_writers(program, load, writers: list, r, address: int) -> list:
+def seen_writers(program, load, writers: list, r, address: int, value: int | None = None) -> list:
     """`writers` ([(insn, scope in words, narrowest scope, pointer shown)], as `analysis._writers` gives them) and
     the stores and atomics of the functions the polling `load`'s function calls, without the stores into its own
     stack and those replay ran that never wrote `address`, plus the stores replay saw write it (their scope from
-    the lifted code sequence, "unknown" if it does not lift), ranked (below)."""
+    the lifted code sequence, "unknown" if it does not lift), ranked (below).
+
+    `value`: what memory holds at `address` now. When replay saw no store write the flag, the stores of the
+    constant `value` at the polling load's width, in the function or its callees, are the writers: at -O0 a helper
+    that publishes (`s->data = v; s->ready = 1;`, not inlined) is a call, and the function's own plain stores
+    (`out[t] = acc`) would otherwise outrank the helper's flag store although they store no such constant."""
     targets = getattr(r, "store_targets", None) or {}
     try:
         insns = program.disassemble(load.address)
@@ -25,7 +32,8 @@ def seen_writers(program, load, writers: list, r, address: int) -> list:
         insns = []
     private = private_stores(insns)
     have = {w[0].address for w in writers}
-    called = [(i, f"{sc} scope", sc, False) for i, sc in callee_writers(program, insns) if i.address not in have]
+    called = [(i, *_writer_words(program, i.address), False) for i, _sc in callee_writers(program, insns)
+              if i.address not in have]
 
     def missed(i) -> bool:  # replay ran it and it never wrote the flag
         return i.address in targets and targets[i.address] is not None and address not in targets[i.address]
@@ -41,8 +49,7 @@ def seen_writers(program, load, writers: list, r, address: int) -> list:
         hits.add(pc)
         insn = program.instruction_at(pc) if pc not in have else None
         if insn is not None:
-            sc = _scope_at(program, pc)
-            keep.append((insn, f"{sc} scope", sc, True))
+            keep.append((insn, *_writer_words(program, pc), True))
 
     # a store replay saw write the flag comes first; an atomic (an RMW, or a store whose cache bits say a scope)
     # outranks a plain store that merely may alias it; the spinner's own function's stores outrank its callees'
@@ -51,9 +58,69 @@ def seen_writers(program, load, writers: list, r, address: int) -> list:
         return [w for w in ws if w[0].memory.is_atomic or w[2] not in ("wavefront", "unknown")]
 
     seen = [(w[0], w[1], w[2], True) for w in keep if w[0].address in hits]
+    if not seen and value is not None:
+        width = access_width(load)
+        const = [w for w in own + called if access_width(w[0]) == width and function_constant(program, w[0]) == value]
+        if const:
+            return const
     own = [w for w in own if w[0].address not in hits]
     called = [w for w in called if w[0].address not in hits]
     return seen + (strong(own) or own or strong(called) or called)
+
+
+def access_width(insn) -> int:
+    """Bytes a load or store accesses, from its mnemonic."""
+    m = insn.mnemonic
+    if any(x in m for x in ("byte", "_u8", "_i8", "_b8")):
+        return 1
+    if any(x in m for x in ("short", "_u16", "_i16", "_b16", "d16")):
+        return 2
+    if any(x in m for x in ("dwordx2", "_b64", "x2")):
+        return 8
+    return 4
+
+
+def stored_constant(insns, store) -> int | None:
+    """The constant a store writes, when its data register was last set (in `insns`, before it, in address order)
+    by a move of an immediate."""
+    data = [o for o in store.operands if not o.is_dest and o.kind is OperandKind.VGPR]
+    if len(data) < 2:
+        return None
+    reg = data[-1]
+    for i in reversed([x for x in insns if x.address < store.address]):
+        for o in i.operands:
+            if o.is_dest and o.kind is OperandKind.VGPR and o.register is not None and \
+                    o.register <= reg.register < o.register + o.count:
+                if i.mnemonic.startswith("v_mov_b32"):
+                    src = [x for x in i.operands if not x.is_dest]
+                    if src and src[0].kind in (OperandKind.INLINE, OperandKind.LITERAL) and \
+                            isinstance(src[0].value, int):
+                        return src[0].value & 0xFFFFFFFF
+                return None
+    return None
+
+
+def function_constant(program, store) -> int | None:
+    """`stored_constant` within the function that holds `store` (a callee's store is read in the callee)."""
+    try:
+        return stored_constant(program.disassemble(store.address), store)
+    except AmddbgError:
+        return None
+
+
+def _writer_words(program, pc: int) -> tuple[str, str]:
+    """(the store's release scope in words, its narrowest scope), as `analysis._writers` words the function's own
+    stores: "non-atomic" for a plain or volatile store's code, "a release at agent scope or narrower" otherwise."""
+    lco = program.code_object_at(pc)
+    try:
+        op = lift_at(program.disassemble(pc), lco.processor.split(":")[0], pc) if lco is not None else None
+    except (AmddbgError, NotSupported):
+        op = None
+    if op is None or op.scope == "unknown":
+        return "unknown scope", "unknown"
+    if op.order == "non_atomic":
+        return "non-atomic", "wavefront"
+    return consistent_scope(op, "release")[1], op.scope
 
 
 def _scope_at(program, pc: int) -> str:

@@ -131,6 +131,7 @@ class Slicer:
                 self.into.setdefault(self.index[i.branch_target], []).append(k)
         self._memo: dict = {}
         self._dest_cache: dict[int, list] = {}
+        self._assumed: dict = {}  # (load index, lane) -> the bytes a load is assumed to have read (_self_consistent)
         self.is_kernel = self._kernel()
 
     def _kernel(self) -> bool:
@@ -392,16 +393,49 @@ class Slicer:
         if size is None or at is None:
             return None
         space, address = at
-        if not self._unchanged(k, space, address, size, lane):
-            return None
-        try:
-            data = self.program.read(space, address, size, lane=lane if space != "global" else None, thread=self.t)
-        except AmddbgError:
-            return None
         dest = next((o for o in i.operands if o.is_dest), None)
         if dest is None:
             return None
+        if (k, lane) in self._assumed:
+            data = self._assumed[(k, lane)]
+        else:
+            try:
+                data = self.program.read(space, address, size, lane=lane if space != "global" else None,
+                                         thread=self.t)
+            except AmddbgError:
+                return None
+            if not self._unchanged(k, space, address, size, lane) and \
+                    not self._self_consistent(k, space, address, size, lane, data):
+                return None
         return {key: int.from_bytes(data[4 * n:4 * n + 4], "little") for n, key in enumerate(_keys(dest)[:size // 4])}
+
+    def _self_consistent(self, k: int, space: str, address: int, size: int, lane: int, data: bytes) -> bool:
+        """Did the load at insns[k] read what memory holds now, although a later store's address is not known? At
+        -O0 the store's address can be the loaded value itself (clang-19 for GFX12 keeps the generic address of a
+        local's slot in another slot, reloads it, and stores through it: `src = ...`). Assume the load read `data`
+        (what memory holds now) and recompute: when then no later store writes [address, address + size), and each
+        store whose address needed the assumption stores other bytes than `data` (had it written the slot, the slot
+        would hold what it stored), the assumption is the only consistent history."""
+        if self._assumed or self.stop is None:
+            return False  # one assumption at a time: no nesting
+        trial = Slicer.__new__(Slicer)
+        trial.__dict__.update(self.__dict__)
+        trial._memo, trial._assumed = {}, {(k, lane): data}
+        if not trial._unchanged(k, space, address, size, lane):
+            return False
+        for j in range(k + 1, self.stop):
+            i = self.insns[j]
+            mem = i.memory
+            if mem is None or not mem.is_store or mem.space.value in ("lds", "gds") or self.address(j, lane):
+                continue  # (a store whose address is known without the assumption was checked already)
+            ops = [o for o in i.operands if not o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR)]
+            if mem.is_atomic or len(ops) < 2 or not i.mnemonic.startswith(("flat_", "global_")):
+                return False  # (flat/global stores: address, data[, saddr])
+            stored = trial.pair(ops[1], j, lane)
+            n = _size(i.mnemonic) or 16
+            if stored is None or stored.to_bytes(16, "little")[:min(n, size)] == data[:min(n, size)]:
+                return False
+        return True
 
     def address(self, k: int, lane: int) -> tuple[str, int] | None:
         """(address space, address) a memory instruction at index `k` accesses for `lane`."""

@@ -52,3 +52,36 @@ __global__ void struct_field(const struct Params *p, int *out) {
   }
   out[t] = v;
 }
+
+// null_local: a local pointer that only one path sets; the launch takes the other (use_a = 0), so p stays NULL and
+// every lane reads through it.
+__global__ void null_local(const float *a, float *out, int use_a) {
+  unsigned t = tid();
+  const float *p = 0;
+  if (use_a) p = a;
+  out[t] = p[t] * 2.0f; // @local-load
+}
+
+// null_ternary: a pointer chosen by a ternary between a valid buffer and NULL: odd lanes pick NULL.
+__global__ void null_ternary(const int *valid, int *out) {
+  unsigned t = tid();
+  const int *src = (t & 1) ? 0 : valid;
+  out[t] = src[t] + 1; // @ternary-load
+}
+
+// past_store_le: a store loop with `<=` where `<` was meant: the lane whose stride reaches i == n writes hist[n].
+__global__ void past_store_le(int *hist, int n) {
+  unsigned t = tid();
+#pragma clang loop unroll(disable)
+  for (int i = (int)t; i <= n; i += WAVE) {
+    hist[i] = i; // @le-store
+  }
+}
+
+// past_arg_index: lane 0 reads the element at index n (the length the launch passes), one past the end.
+__global__ void past_arg_index(const int *vals, int *out, int n) {
+  unsigned t = tid();
+  int v = vals[t];
+  if (t == 0) v += vals[n]; // @arg-load
+  out[t] = v;
+}

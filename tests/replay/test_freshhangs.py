@@ -43,6 +43,9 @@ DEFAULT = [
     ("lock_then_sync", "llvm19-gfx1200-w64-O2"),  # a noinline lock helper, waves at the barrier
     ("lock_then_sync", "llvm22-gfx90a-w64-O0"),  # the same at -O0: a SIMT lock is no cycle with the barrier
     ("hoist_device_global", "llvm19-gfx1100-w32-O0"),  # a __device__ global the dispatch wrote, stale in L0
+    ("hoist_device_global", "llvm22-gfx90a-w64-O0"),  # the core caught just after the poll's load: the poll, not
+    # the loop's `ticks[t] += 1` load replay sees first
+    ("xwg_slot_2d", "llvm19-gfx1100-w32-O0"),  # the flag store inside the -O0 publish() call, not `out[t] = acc`
     ("hoist_device_global", "llvm19-gfx942-w64-O2"),  # the global read once before the loop
     ("bd_handoff", "llvm22-gfx90a-w64-O0"),  # -O0: the waiter's write is in a helper it calls
     ("bd_handoff", "llvm19-gfx1200-w32-O0"),  # the same through GFX12's call sequence (s_add_co_u32, s_sext)
@@ -68,8 +71,6 @@ KNOWN: dict = {
     "@poll lines (126/127); `run` itself says hang (the back-off branch is left out of the loop proof's slice)",
     ("xwg_slot_2d", "-O2"): "-O2 polls the slot with a scalar load (s_load), which the emulator reads from L2: the "
     "scalar cache is not modelled, so the stale read hardware can keep never happens and the run completes",
-    ("xwg_slot_2d", "-O0"): "-O0: the writer's line (a volatile store in the publish() helper the producer calls) "
-    "is not named on some targets",
     ("ballot_ready_lanes", "w32-O0"): "each wave polls its own lanes' words (ready[0..31], ready[32..63]): two "
     "never_true findings, one per address, where the check wants one for the variable",
 }

@@ -126,35 +126,41 @@ def selected_null(program, t, pc: int, lanes: list[int]) -> str | None:
         return None
     if not insns or insns[-1].address != pc:
         return None
-    want: set = set()
+    # each address register's half of the pointer (0: low dword, 1: high), carried back through the sources
+    want: dict = {}
     for o in _address_operands(insns[-1]):
-        want |= _regs(o)
-    selects = []
+        if o.count == 2:
+            want.update({(o.kind, o.register + j): j for j in range(2)})
+    selects = []  # (select, half)
     for k in range(len(insns) - 2, -1, -1):
         i = insns[k]
         if i.is_branch or i.is_call:
             break
-        written = set()
-        for o in i.operands:
-            if o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR):
-                written |= _regs(o)
-        hit = written & want
+        dests = [o for o in i.operands if o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR)]
+        hit = {r: want.pop(r) for d in dests for r in _regs(d) if r in want}
         if not hit:
             continue
-        want -= hit
         if i.memory is not None:
             break
         if i.mnemonic.startswith("v_cndmask_b32"):
-            selects.append(i)
+            selects.append((i, next(iter(hit.values()))))
             continue
+        pair = next((d for d in dests if d.count == 2), None)
         for o in i.operands:
-            if not o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR):
-                want |= _regs(o)
-    if len(selects) != 2 or not lanes:
+            if o.is_dest or o.kind not in (OperandKind.VGPR, OperandKind.SGPR) or o.register is None:
+                continue
+            for j in range(o.count):
+                if pair is not None and o.count == 2:
+                    half = hit.get((pair.kind, pair.register + j))
+                else:
+                    half = next(iter(hit.values()))
+                if half is not None:
+                    want.setdefault((o.kind, o.register + j), half)
+    if len(selects) != 2 or {h for _, h in selects} != {0, 1} or not lanes:
         return None
     s = Slicer(program, t)
-    halves = []
-    for i in sorted(selects, key=lambda x: next(o.register for o in x.operands if o.is_dest)):
+    halves = {}
+    for i, half in selects:
         k = s.index.get(i.address)
         srcs = [o for o in i.operands if not o.is_dest][:2]
         if k is None or len(srcs) != 2:
@@ -166,7 +172,8 @@ def selected_null(program, t, pc: int, lanes: list[int]) -> str | None:
         v = s.value(_keys(regs[0])[0], k, lanes[0])
         if v is None:
             return None
-        halves.append(v)
+        halves[half] = v
+    selects = [i for i, _ in selects]
     other = halves[0] | halves[1] << 32
     name = next((param.name for param, base in pointer_arguments(program, t) if base == other), None)
     where = place(program, min(selects, key=lambda x: x.address).address).text()

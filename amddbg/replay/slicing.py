@@ -162,7 +162,21 @@ class Slicer:
         """Is `key`'s value before insns[idx] still in the saved registers (nothing writes it on the way)?"""
         if self.stop is None or idx > self.stop:
             return False
-        return not any(self._writes(k, key, lane) for k in range(idx, self.stop))
+        return not any(self._writes(k, key, lane) for k in self.between(idx))
+
+    def between(self, idx: int) -> list[int]:
+        """Indices of the instructions that may run after insns[idx] and before the stop: those in between, and,
+        when the stop is inside a loop that starts at or after `idx`, the rest of the loop's body too (earlier
+        iterations ran it: a write after the stop in the body, such as wave64's carry into s[0:1] in the loop's
+        increment, happened after the def before the loop)."""
+        out = list(range(idx, self.stop))
+        tail = self.stop
+        for b, i in enumerate(self.insns):
+            if b > self.stop and i.is_branch and i.branch_target in self.index:
+                h = self.index[i.branch_target]
+                if idx <= h <= self.stop:
+                    tail = max(tail, b + 1)
+        return out + list(range(self.stop, tail))
 
     def definition(self, key, idx: int, lane: int | None = None) -> int | None | str:
         """Index of the instruction whose result `key` (its lane `lane`) holds before insns[idx], "entry" when
@@ -423,9 +437,11 @@ class Slicer:
         trial._memo, trial._assumed = {}, {(k, lane): data}
         if not trial._unchanged(k, space, address, size, lane):
             return False
-        for j in range(k + 1, self.stop):
+        for j in self.between(k + 1):
             i = self.insns[j]
             mem = i.memory
+            if mem is not None and mem.is_store and j >= self.stop:
+                return False
             if mem is None or not mem.is_store or mem.space.value in ("lds", "gds") or self.address(j, lane):
                 continue  # (a store whose address is known without the assumption was checked already)
             ops = [o for o in i.operands if not o.is_dest and o.kind in (OperandKind.VGPR, OperandKind.SGPR)]
@@ -498,13 +514,15 @@ class Slicer:
         generic memory: stores whose address the slice computes and that miss it are fine)."""
         if self.stop is None:
             return False
-        for j in range(k + 1, self.stop):
+        for j in self.between(k + 1):
             i = self.insns[j]
             if i.is_call:
                 return False
             mem = i.memory
             if mem is None or not (mem.is_store or mem.is_atomic) or mem.space.value in ("lds", "gds"):
                 continue
+            if j >= self.stop:
+                return False  # a store in the loop after the stop ran in an earlier iteration: address not known
             at = self.address(j, lane)
             if at is None:
                 return False

@@ -222,7 +222,7 @@ def test_text_shows_call_sites_under_their_location(tmp_path):
 def test_fault_names_the_pointer(tmp_path, obj):
     """null_entry: table[3] stays NULL; every lane reading through it faults, and the text says where the pointer
     came from (table[3], at -O0 and -O2). past_end: the
-    last lane reads offsets[1024], the first element past the 4096 mapped bytes of offsets."""
+    last lane reads offsets[n] with n == 1024, the first element past the 4096 mapped bytes of offsets."""
     w = _wave(obj)
     core = tmp_path / "null.gpu"
     r = _amddbg("run", str(IH / obj), "--kernel", "null_entry", "--grid", str(w), "--block", str(w), "--arg",
@@ -245,6 +245,7 @@ def test_fault_names_the_pointer(tmp_path, obj):
     assert core.exists(), r.stdout + r.stderr
     f = _finding(_explain(core), "memory_violation")
     assert f["details"]["lanes"] == str(w - 1)
-    assert f["details"]["origin"] == ("offsets[1024], the first element past the end of the memory of offsets "
-                                      "(4096 bytes from its start are mapped)"), f["summary"]
+    # the index is the first element past the mapped memory and the kernel argument n holds it: offsets[n]
+    assert f["details"]["origin"] == ("offsets[n] with n == 1024, one past the end of the 1024-element buffer "
+                                      "offsets (4096 bytes from its start are mapped)"), f["summary"]
     assert [loc["line"] for loc in f["locations"]] == [L["past-load"]]

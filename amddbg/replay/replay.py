@@ -378,6 +378,8 @@ def _extend_to_members(r: ReplayResult, plan, by_number: dict, tracker=None) -> 
         if w is None:
             continue
         mine = {pc: addrs for (x, pc), addrs in own.items() if x is w}
+        read = {pc: addrs for (x, pc), addrs in (tracker.member_loads if tracker is not None else {}).items()
+                if x is w}
         for i, t in enumerate(members):
             r.state.threads[MemberWave(w, tuple(t.workgroup), t.wave_in_group)] = t
             r.followed[t.number] = rep_num
@@ -385,6 +387,9 @@ def _extend_to_members(r: ReplayResult, plan, by_number: dict, tracker=None) -> 
             for d in (r.left, r.loads, r.lds_loads):
                 if rep_num in d:
                     d[t.number] = d[rep_num]
+            if read and rep_num in r.loads:  # (its own words where its address differs: `flag[id]`)
+                r.loads[t.number] = [(pc, read[pc][i] if pc in read and read[pc][i] is not None else a)
+                                     for pc, a in r.loads[rep_num]]
             if rep_num in r.stores:
                 r.stores[t.number] = [(pc, mine[pc][i] if pc in mine else a) for pc, a in r.stores[rep_num]]
         for pc, addrs in mine.items():  # the store targets every wave reached (the writer analysis reads them)
@@ -414,7 +419,8 @@ def _extend_to_members(r: ReplayResult, plan, by_number: dict, tracker=None) -> 
         how = " and ".join(x for x in (
             f"ran their own global atomics ({atomics}, each right before its representative's)" if atomics else "",
             f"computed what differs between them from their own values ({computed - atomics} member-instructions "
-            "of arithmetic, on which no branch, EXEC or load address depends)" if computed > atomics else "") if x)
+            "of arithmetic and loads of their own words; no branch or EXEC depends on it)" if computed > atomics
+            else "") if x)
         how = (how
                + (", and stored only where no wave reads" if own else
                   ", and stored only the same bytes to the same addresses as they do"))

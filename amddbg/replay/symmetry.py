@@ -201,6 +201,7 @@ class Tracker:
         self.read_words: set = set()  # global words any replayed wave loaded (or read by an atomic)
         self.member_words: list = []  # (first word, last word) arrays of the members' global stores
         self.member_stores: dict = {}  # (emulator Wave, pc) -> each member's first active lane's store address
+        self.member_loads: dict = {}  # (emulator Wave, pc) -> each member's first active lane's load address
         self._store_cache: dict = {}
 
     def attach(self, machine) -> None:
@@ -236,10 +237,11 @@ class Tracker:
             return
         shape = self._shape_of(insn)
         atomic = shape[8] and bool(self.members.get(w))
-        if not shape[6] and not atomic:
+        if not shape[6] and not atomic and not shape[9]:
             return
         if not atomic and not d.special and _dirty_read(d, shape, w.exec) is None:
             return
+        load = shape[9] and not atomic
         from amddbg.emu.gpr_index import index_mode
         from amddbg.replay.symvalues import Pending
 
@@ -248,24 +250,25 @@ class Tracker:
             p.broken = "reads a value that differs between the waves of its class in VGPR index mode"
         else:
             try:
-                p = self.values.run(w, insn, fn, d, shape[7], atomic)
+                p = self.values.run(w, insn, fn, d, shape[7], atomic, load)
             except (LookupError, ValueError) as exc:
                 p = Pending(insn.address)
                 p.broken = f"reads a value a member's core does not give ({exc})"
         self.pending[w] = p
 
-    def _member_atomics(self, ev, p) -> None:
-        """The words the members' atomics read (no member's plain store may reach them) and, where they are not
-        the representative's, each member's addresses (its stores, for the writer analyses)."""
+    def _member_atomics(self, ev, p, kind: str = "atomic") -> None:
+        """The words the members' atomics (or loads) read (no member's plain store may reach them) and, where
+        they are not the representative's, each member's addresses (its stores or loads, for the analyses of who
+        writes and who polls what)."""
         first = []
         for addrs, size in p.atomics:
             for a in set(addrs.values()):
                 self.read_words.update(range(a // 4, (a + size - 1) // 4 + 1))
             first.append(addrs[min(addrs)] if addrs else None)
-        mine = [op for op in ev.memops if op.kind == "atomic"]
+        mine = [op for op in ev.memops if op.kind == kind]
         rep = mine[0].addresses[min(mine[0].addresses)] if mine and mine[0].addresses else None
         if len(first) == len(self.members.get(ev.wave) or ()) and any(a != rep for a in first):
-            self.member_stores[(ev.wave, ev.pc)] = first
+            (self.member_loads if kind == "load" else self.member_stores)[(ev.wave, ev.pc)] = first
 
     def _shape_of(self, insn) -> tuple:
         shape = self._shapes.get(insn.address)
@@ -292,7 +295,7 @@ class Tracker:
         if p is not None and p.pc == ev.pc:  # the members ran it too: what differs now
             why = self.values.apply(ev.wave, d, p)
             if why is None and p.atomics:
-                self._member_atomics(ev, p)
+                self._member_atomics(ev, p, "load" if self._shape_of(insn)[9] else "atomic")
         else:
             why = _check(d, insn, self._shape_of(insn), ev, self)
         if why:
@@ -445,13 +448,13 @@ def _shape(insn) -> tuple:
     cross = any(k in name for k in CROSS_LANE) or "quad_perm" in insn.text or "row_" in insn.text
     # a plain vector store to global memory: its reads are vaddr, vdata[, saddr] in that order
     store_addr = frozenset(i for i in range(len(reads)) if i != 1) if name.startswith(STORES) and reads else None
-    from amddbg.replay.symvalues import followable, global_atomic
+    from amddbg.replay.symvalues import followable, global_atomic, global_load
 
     # arithmetic the members can run too (symvalues), the VGPR rows it names (read or written), a global atomic
     follow = followable(insn) and not name.startswith(WAVE_DEPENDENT)
     rows = frozenset(r for k, lo, hi, *_t in reads + writes if k is OperandKind.VGPR for r in range(lo, hi))
     return (name.startswith(WAVE_DEPENDENT), cross, reads, writes, partial, store_addr, follow, rows,
-            global_atomic(insn))
+            global_atomic(insn), global_load(insn))
 
 
 def _dirty_reads(d: _Dirty, shape: tuple, exec_: int):

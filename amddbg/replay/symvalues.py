@@ -43,6 +43,17 @@ ATOMICS = ("global_atomic", "flat_atomic")
 MEMBER_BUDGET = 2_000_000
 
 
+LOADS = ("global_load", "flat_load")
+
+
+def global_load(insn) -> bool:
+    """A GLOBAL/FLAT load to VGPRs: a member whose address differs loads its own words (`x = in[id]`), run for it
+    right before its representative's; the values it gets are compared like any result."""
+    m = insn.memory
+    return (m is not None and m.is_load and not m.is_atomic and insn.mnemonic.startswith(LOADS)
+            and "lds" not in insn.mnemonic)
+
+
 def global_atomic(insn) -> bool:
     """A GLOBAL/FLAT atomic: each member's own is run too (its contribution to a shared counter is part of the
     answer), on the machine's memory, right before its representative's."""
@@ -76,7 +87,7 @@ class Pending:
         self.mode = None
         self.ttmps = None
         self.broken: str | None = None
-        self.atomics: list = []  # per member, {lane: address} of its atomic (global_atomic)
+        self.atomics: list = []  # per member, ({lane: address}, size) of its atomic or load (global memory)
 
 
 class MemberValues:
@@ -146,11 +157,12 @@ class MemberValues:
         self.vgprs.pop((w, r), None)
 
     # -- the members' execution -----------------------------------------------------------------------------------
-    def run(self, w, insn, fn, d, rows: set, atomic: bool = False) -> Pending:
+    def run(self, w, insn, fn, d, rows: set, atomic: bool = False, load: bool = False) -> Pending:
         """Execute `insn` (semantic function `fn`) for every member of `w`'s class on a copy of `w`'s state as it
         is now (before `w` executes it), with the member's own values where they differ. `rows`: the VGPR rows
         the instruction names (read or written). `atomic`: a global atomic, which changes the machine's memory
-        for each member (the schedule: each member's atomic right before its representative's)."""
+        for each member (the schedule: each member's atomic right before its representative's). `load`: a global
+        load (each member reads its own addresses)."""
         self.load(w, d)
         out = Pending(insn.address)
         members = self.members.get(w) or []
@@ -202,8 +214,8 @@ class MemberValues:
             except Exception as exc:  # noqa: BLE001  (a member's instruction that would stop it: not followed)
                 out.broken = f"would stop a member of its class ({type(exc).__name__})"
                 return out
-            if ctx.memops and atomic:
-                why = _atomic_ops(ctx.memops, out.atomics)
+            if ctx.memops and (atomic or load):
+                why = _atomic_ops(ctx.memops, out.atomics, "load" if load else "atomic")
                 if why:
                     out.broken = why
                     return out
@@ -275,14 +287,14 @@ def _lanes(mask: int, lanes: int) -> np.ndarray:
     return np.array([bool(mask >> ln & 1) for ln in range(lanes)])
 
 
-def _atomic_ops(memops: list, into: list) -> str | None:
-    """A member's atomic touched global memory only (recorded in `into`), or why not."""
+def _atomic_ops(memops: list, into: list, kind: str = "atomic") -> str | None:
+    """A member's atomic (or load) touched global memory only (recorded in `into`), or why not."""
     from amddbg.emu.memory import classify_flat
 
     for op in memops:
-        if op.kind != "atomic" or op.space not in ("global", "generic"):
-            return "would do something other than a global atomic for a member of its class"
+        if op.kind != kind or op.space not in ("global", "generic"):
+            return f"would do something other than a global {kind} for a member of its class"
         if op.space == "generic" and any(classify_flat(a)[0] != "global" for a in op.addresses.values()):
-            return "would do an atomic outside global memory for a member of its class"
+            return f"would do a {kind} outside global memory for a member of its class"
         into.append((dict(op.addresses), max(op.size, 4)))
     return None

@@ -4,7 +4,7 @@
 // shared word; reader_poll: like alive_poll, but every wave also reads the word work-item `watched` marks (when a
 // member's store is read: the symmetry argument must not stand, and the whole dispatch is replayed); stride_poll,
 // mod3_poll, neighbour_poll: cores caught before the waves computed their store address; grid_poll, ticket_poll:
-// global atomics every workgroup does (below).
+// global atomics every workgroup does; flag_poll: loads of each workgroup's own words (below).
 // Built by build.py (corefiles/oracle/build.py's 24 configurations); SYMHANGS_WAVE is the wave size.
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -87,4 +87,13 @@ __global__ void ticket_poll(unsigned *count, int *go, unsigned expected) {
     __hip_atomic_store(go, 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
   while (poll(go) == 0) {
   }
+}
+
+// flag_poll: each workgroup polls its own flag, flags[group id], and copies in[g] + 1 to out[g] while it waits:
+// loads whose addresses differ between the members of a class (each reads its own words), followed into the
+// store's data and the poll's compare.
+__global__ void flag_poll(int *flags, const int *in, int *out) {
+  unsigned g = group_x() * block_x() + tid_x();
+  while (poll(&flags[group_x()]) == 0)
+    __hip_atomic_store(&out[g], in[g] + 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }

@@ -302,8 +302,8 @@ def test_symmetry_refused_when_a_computed_value_steers(tmp_path, target):
 @pytest.mark.parametrize("target", ("gfx942", "gfx1100"))
 def test_symmetry_refused_when_a_computed_address_is_loaded(tmp_path, target):
     """neighbour_poll: each wave polls the word its right neighbour marks, at an address computed from the
-    workgroup id: a load whose address differs between the members is never followed (the members would read
-    other words), so the whole dispatch is replayed."""
+    workgroup id: each member's load of its own address is run, but the words the members mark are read by
+    other waves (their neighbours), so the argument does not stand and the whole dispatch is replayed."""
     core = _early_core(tmp_path, target, "neighbour_poll", 12, _kernel_args("neighbour_poll", 12))
     sym = _explain_cli(core)
     whole = _explain_cli(core, "--no-symmetry")
@@ -383,3 +383,22 @@ def test_findings_read_from_the_replayed_machine_cover_the_members(tmp_path):
         assert f["by_symmetry"]["replayed"] + f["by_symmetry"]["followed"] == len(f["waves"])
     misuse = kinds["barrier_misuse"]
     assert misuse["summary"].startswith(f"replay: {len(misuse['waves'])} wave(s) misuse barrier -1")
+
+
+@pytest.mark.parametrize("target", ("gfx90a", "gfx1100"))
+def test_symmetry_follows_loads_of_each_members_own_words(tmp_path, target):
+    """flag_poll: each workgroup polls its own flag (flags[group id]) and copies in[g] + 1 to out[g]: the loads'
+    addresses differ between the members of a class, so each member's loads are run too (its own words, right
+    before its representative's), their values followed into the store and the compare; the spin findings name
+    each workgroup's own flag, as replaying every wave does."""
+    groups = 32
+    core = _early_core(tmp_path, target, "flag_poll", groups,
+                       [f"buf:i32:{groups}", f"buf:i32:{groups * 64}:iota", f"buf:i32:{groups * 64}"])
+    sym = _explain_cli(core)
+    whole = _explain_cli(core, "--no-symmetry")
+    method = sym["replay"]["method"]
+    assert "by symmetry: replayed" in method and "computed what differs between them" in method, method
+    assert sym["verdict"] == whole["verdict"] == "hang"
+    assert _plain(sym["findings"]) == _plain(whole["findings"])
+    flags = {f["details"].get("address") for f in sym["findings"] if f["kind"] == "spin_forever"}
+    assert len(flags) >= groups - 1  # (one workgroup's finding may name the other word its loop loads)

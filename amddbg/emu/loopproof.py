@@ -418,10 +418,23 @@ class Prover:
         for e in events:
             if e.changed:
                 changed.setdefault(e.insn.address, set()).update(e.changed)
+        stores: dict = {}  # branch -> the private words its region's flat stores write
+        for b, r in list(regions.items()):
+            if r.flat:
+                lanes = 0
+                for e in events:
+                    if e.insn.address == b:
+                        lanes |= e.exec
+                got = _flat_private(w, r.flat, lanes, last)
+                if got is None:
+                    del regions[b]
+                else:
+                    stores[b] = got
         while True:
             live_in, live_at = self._slice(w, events, regions)
             bad = [b for b, r in regions.items() if r.join not in live_at
                    or any(_touches(live_at[r.join], loc) for loc in r.writes)
+                   or any(loc in live_at[r.join] for loc in stores.get(b, ()))
                    or any(loc in live_at[r.join] for pc in r.pcs for loc in changed.get(pc, ()))]
             if not bad:
                 break
@@ -621,6 +634,34 @@ def _lane_write(need: set, loc, exec_mask: int, lanes: int) -> set:
             need.discard(x)
             out.add(x[2])
     return out
+
+
+def _flat_private(w, flat: tuple, lanes: int, snap: dict) -> set | None:
+    """The private words the region's flat stores write (its flat loads must read private memory too, in the
+    wave's segment: nothing there can fault), from the loop-invariant sources of their addresses
+    (loopregions._flat_sources) in the lanes of EXEC at the branch; None when an address is not private."""
+    from amddbg.emu.memory import classify_flat, private_address
+
+    words: set = set()
+    for _pc, store, size, offset, sources in flat:
+        for lane in range(w.lanes):
+            if not lanes >> lane & 1:
+                continue
+            half = []
+            for kind, reg, src_lane in sources:
+                if kind == "s":
+                    half.append(snap["s"][reg] & 0xFFFFFFFF)
+                    continue
+                arr = snap[kind]
+                if reg >= arr.shape[0]:
+                    return None
+                half.append(int(arr[reg, lane if src_lane is None else src_lane % w.lanes]) & 0xFFFFFFFF)
+            where, off = classify_flat((half[0] | half[1] << 32) + offset)
+            if where != "private" or off < 0 or off + size > w.private_size:
+                return None
+            if store:
+                words.update(("p", private_address(w, off + k, lane) // 4) for k in range(0, max(size, 4), 4))
+    return words
 
 
 def _touches(live: set, loc) -> bool:

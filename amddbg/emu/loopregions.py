@@ -17,9 +17,11 @@ never run while the probe watches, e.g. a timeout that logs after a million poll
   without passing the join. The branch is *internal* when its region has no edge leaving the loop, is entered only
   through the branch, and holds no call, return, indirect jump, barrier, message, trap, cache invalidate (it could
   refresh a stale copy the exit condition reads), clock read, store or atomic (memory another wave, or this one,
-  might read; left for later: -O0 locals live in private memory), load that might fault (global, flat, buffer and
-  scalar loads: a fault would end the loop; private `scratch_` and LDS loads are kept), or instruction without a
-  known shape.
+  might read), load that might fault (global, buffer and scalar loads: a fault would end the loop; private
+  `scratch_` and LDS loads are kept), or instruction without a known shape. A `flat_load`/`flat_store` (-O0's
+  locals through a generic pointer) is kept when its address is a chain of copies back to registers the loop never
+  writes (`_flat_sources`): loopproof.py computes it from the wave's registers, requires private memory in the
+  wave's segment, and adds the words a store writes to the region's writes.
 
 What the region's instructions write is returned with it: loopproof.py checks that none of it is live where the
 paths meet, so the region can only have changed values the rest of the iteration never reads. A divergent `if`
@@ -55,6 +57,7 @@ class Region:
     pcs: frozenset
     writes: tuple
     restore: tuple | None = None
+    flat: tuple = ()  # (PC, is a store, bytes, offset, (lo source, hi source)) of each flat load/store (_flat_sources)
 
 
 def _successors(insn) -> list | None:
@@ -182,7 +185,16 @@ def internal_branches(code, head: int, shape_of) -> dict:
         restore = None
         if insn.mnemonic.startswith("s_cbranch_execz") and all(p == b or p in region for p in preds.get(join, ())):
             restore = _restore_after(code, join, succ)
-        out[b] = Region(b, join, frozenset(region), tuple(writes), restore)
+        flat = []
+        for pc in sorted(region):
+            acc = dict.get(code, pc)
+            if acc.mnemonic.startswith(("flat_load", "flat_store")):
+                got = _flat_sources(code, pc, b, region, preds, body, shape_of)
+                if got is None:
+                    break
+                flat.append(got)
+        else:
+            out[b] = Region(b, join, frozenset(region), tuple(writes), restore, tuple(flat))
     return out
 
 
@@ -214,8 +226,10 @@ def _writes(code, region: set, shape_of) -> list | None:
         if (getattr(insn, "unknown_reason", None) or insn.is_barrier or insn.is_call or insn.is_return
                 or mn.startswith(_REFUSE)):
             return None
-        if insn.memory is not None and (insn.memory.is_store or insn.memory.is_atomic
-                                        or not mn.startswith(("scratch_load", "ds_read", "ds_load"))):
+        if mn.startswith(("flat_load", "flat_store")) and not insn.memory.is_atomic and "d16" not in mn:
+            pass  # -O0's locals through a generic pointer: loopproof evaluates the address (`Region.flat`)
+        elif insn.memory is not None and (insn.memory.is_store or insn.memory.is_atomic
+                                          or not mn.startswith(("scratch_load", "ds_read", "ds_load"))):
             return None  # a store, or a load that might fault (a fault would end the loop)
         try:
             sh = shape_of(insn)
@@ -228,3 +242,69 @@ def _writes(code, region: set, shape_of) -> list | None:
             locs = [x for x in locs if x != "scc"]
         out += locs
     return out
+
+
+_COPIES = ("v_mov_b32", "v_accvgpr_read_b32", "v_accvgpr_write_b32", "v_accvgpr_mov_b32", "s_mov_b32",
+           "v_readlane_b32", "v_readfirstlane_b32")
+
+
+def _flat_sources(code, pc: int, branch: int, region: set, preds: dict, body: set, shape_of) -> tuple | None:
+    """Where the 64-bit address of the flat access at `pc` comes from, when it is a copy of registers the loop
+    never writes (-O0 keeps a local's generic pointer in a spilled VGPR lane or an AGPR and copies it out before
+    each access): (pc, is a store, bytes, offset, (lo, hi)), each source ('s'|'v'|'a', register, lane or None for
+    the access's own lane). Walks back over the straight-line code of the region to the branch; None otherwise."""
+    from amddbg.emu.semantics.mem import _immediate_offset, _width
+
+    insn = dict.get(code, pc)
+    vaddr = next((o for o in insn.operands if not o.is_dest and o.kind is OperandKind.VGPR), None)
+    if vaddr is None or vaddr.count != 2:
+        return None
+    track = {("v", vaddr.register): ("v", vaddr.register, None), ("v", vaddr.register + 1): ("v", vaddr.register + 1,
+                                                                                           None)}
+    cur = pc
+    while True:
+        ps = preds.get(cur, ())
+        if len(ps) != 1:
+            return None
+        cur = ps[0]
+        if cur == branch:
+            break
+        if cur not in region:
+            return None
+        i = dict.get(code, cur)
+        try:
+            sh = shape_of(i)
+        except Exception:  # noqa: BLE001
+            return None
+        written = {(x[0], x[1]) for x in list(sh.must) + list(sh.may) + list(sh.vdst) if isinstance(x, tuple)}
+        for key, src in list(track.items()):
+            if (src[0], src[1]) not in written:
+                continue
+            if i.mnemonic not in _COPIES or len(i.operands) < 2:
+                return None
+            d, a = i.operands[0], i.operands[1]
+            if d.count != 1 or a.count != 1 or a.kind not in (OperandKind.VGPR, OperandKind.AGPR, OperandKind.SGPR):
+                return None
+            lane = src[2]
+            if i.mnemonic == "v_readlane_b32":
+                k = i.operands[2] if len(i.operands) > 2 else None
+                if k is None or k.kind is not OperandKind.INLINE and k.kind is not OperandKind.LITERAL:
+                    return None
+                lane = int(k.value)
+            elif i.mnemonic == "v_readfirstlane_b32":
+                return None
+            kind = {OperandKind.VGPR: "v", OperandKind.AGPR: "a", OperandKind.SGPR: "s"}[a.kind]
+            track[key] = (kind, a.register, lane if kind != "s" else None)
+    # the sources must hold the same value all the loop long: nothing in the loop body writes them
+    for q in body:
+        i = dict.get(code, q)
+        try:
+            sh = shape_of(i)
+        except Exception:  # noqa: BLE001
+            return None
+        written = {(x[0], x[1]) for x in list(sh.must) + list(sh.may) + list(sh.vdst) if isinstance(x, tuple)}
+        if any((src[0], src[1]) in written for src in track.values()):
+            return None
+    mn = insn.mnemonic
+    lo, hi = track[("v", vaddr.register)], track[("v", vaddr.register + 1)]
+    return pc, mn.startswith("flat_store"), _width(mn)[0], _immediate_offset(insn), (lo, hi)

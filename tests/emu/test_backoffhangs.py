@@ -60,7 +60,7 @@ def _known(kernel: str, obj: str) -> str | None:
 
 
 def _params(kernels: list[str]) -> list:
-    cases = bounded.matrix(OBJECTS, kernels, fast=QUICK)
+    cases = bounded.matrix(OBJECTS, kernels, fast=QUICK, avoid=lambda k, name: bool(_known(k, name)))
     return [pytest.param(c.kernel, c.obj, marks=[pytest.mark.slow] if c.slow else [], id=f"{c.obj}-{c.kernel}")
             for c in cases]
 

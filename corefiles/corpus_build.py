@@ -1,8 +1,8 @@
 """The one loader of corefiles/oracle/build.py for the corpus folders built with its matrix and flags.
 
 corefiles/<corpus>/build.py (builtins, causehangs, explorehangs, gridhangs, heldout, inlinehangs, issue22, launch,
-gfx1250) is run as a script from any directory, so it cannot import oracle/build.py as a package; each used to
-carry its own copy of this importlib loader. Now each puts corefiles/ on sys.path and calls `main` (or
+scalarhangs, gfx1250) is run as a script from any directory, so it cannot import oracle/build.py as a package; each
+used to carry its own copy of this importlib loader. Now each puts corefiles/ on sys.path and calls `main` (or
 `oracle_build` when it runs oracle's command() itself): targets, wave sizes, flags, reproducible DWARF and
 `--check` stay oracle/build.py's, for any folder.
 """

@@ -16,10 +16,13 @@ Deterministic policy (docs/emulator.md):
   the L0, SCOPE_DEV/SYS also the shader engine's cache) drop the lines.
 These are the manual's memory-model code sequences read backwards: an acquire at agent scope is a bypassing
 load followed by an invalidate, an acquire at workgroup scope is neither, so only the former sees another CU's
-release.
+release. Scalar loads read through the scalar data cache (amddbg.emu.scalarcache, mixed in here), which no vector
+store or vector invalidate touches.
 """
 
 from __future__ import annotations
+
+from amddbg.emu.scalarcache import ScalarCacheMixin
 
 LINE = 64
 CUS = 4
@@ -27,13 +30,14 @@ ARRAYS = 2
 GFX12_SCOPES = {0: "SCOPE_CU", 1: "SCOPE_SE", 2: "SCOPE_DEV", 3: "SCOPE_SYS"}
 
 
-class VectorCaches:
+class VectorCaches(ScalarCacheMixin):
     def __init__(self, memory, family: str, processor: str) -> None:
         self.memory = memory
         self.family = family
         self.gfx94 = processor.startswith(("gfx94", "gfx95"))
         self.lines: dict[int, dict[int, bytearray]] = {}  # L0/L1 per CU or WGP
         self.gl1: dict[int, dict[int, bytearray]] = {}  # GFX10/11: per shader array
+        self.scalar: dict[int, dict[int, bytearray]] = {}  # scalar L1 per CU pair (GFX9) / scalar L0 per WGP
         self.two_level = family in ("gfx10", "gfx11", "gfx12")
         # Visibility choices (exploration, docs/emulator.md "Exploration"); off by default: stores write
         # through at once and no line is dropped or filled except by the wave's own instructions.
@@ -153,11 +157,16 @@ class VectorCaches:
     def prefill(self, wave_like, address: int, stale: bytes = b"") -> None:
         """The line holding `address` is in the CU's L1 (and its shader array's GL1) with the bytes L2 holds
         now: a fill by an earlier access of that CU, after the dispatch's acquire invalidated the caches.
-        `stale`: bytes the line holds at `address` instead (what the CU read before a write it never saw)."""
+        `stale`: bytes the line holds at `address` instead (what the CU read before a write it never saw); that
+        pin (replay's, of the value the wave's own last read returned) goes into its scalar cache too, which
+        only the wave's own scalar reads fill (an exploration never pre-fills it: a scalar line the program never
+        read is no behaviour of the hardware, amddbg.emu.scalarcache)."""
         base = address - address % LINE
         data = bytearray(self.memory.read(base, LINE))
         data[address - base:address - base + len(stale)] = stale
         self.lines.setdefault(self.cu_of(wave_like), {})[base] = bytearray(data)
+        if stale:
+            self.scalar_prefill(wave_like, base, data)
         if self.two_level:
             self.gl1.setdefault(self.array_of(wave_like), {})[base] = bytearray(data)
 

@@ -571,7 +571,7 @@ class Prover:
         except Exception as exc:  # noqa: BLE001
             raise NotProvable(f"{addr:#x} unreadable") from exc
         stale_ok = caches.rng is None and not self.invalidated
-        for level in (caches.lines, caches.gl1):
+        for level in (caches.lines, caches.gl1, caches.scalar):
             for lines in level.values():
                 line = lines.get(addr - addr % 64)
                 if line is not None and bytes(line[addr % 64:addr % 64 + 4]) != base and not stale_ok:

@@ -492,6 +492,7 @@ class Machine:
         self.caches.drain_all()
         self.caches.lines.clear()
         self.caches.gl1.clear()
+        self.caches.scalar.clear()  # "CP invalidates the L1 cache at the start of each kernel dispatch" (scalar too)
         self.waves, self.groups = [], []
         self.barrier_misuse = []
         self.clusters = None
@@ -1183,7 +1184,8 @@ class Machine:
         # per sample instead of one per cached line)
         chunks = [self.memory.content_digest().to_bytes(16, "little")]
         add = chunks.append
-        for level in (self.caches.lines, self.caches.gl1):
+        for level in (self.caches.lines, self.caches.gl1, self.caches.scalar):
+            add(b"|")  # (the levels apart: a scalar line is not the same state as a vector line)
             for k in sorted(level):
                 add(k.to_bytes(8, "little", signed=True))
                 lines = level[k]

@@ -28,6 +28,7 @@ import time
 from amddbg.dwarf.values import lane_ranges
 from amddbg.errors import AmddbgError, NotSupported, UsageError
 from amddbg.isa.model import OperandKind
+from amddbg.replay import scalarpoll
 from amddbg.replay.causes import limit_findings, refine
 from amddbg.replay.code import argument_pointer, lane_addresses, loop_of, pointer_origin, stores_ahead, variable_at
 from amddbg.replay.cycles import cycle_writes, group_barriers, merge_cycles
@@ -520,10 +521,14 @@ def _spinners(program, dispatch) -> dict:
                 continue
         loads = [i for i in body if i.memory is not None and i.memory.is_load and
                  i.memory.space.value in ("global", "flat")]
+        scalar = not loads
+        if scalar:  # a poll clang -O2 compiled to s_load (amddbg.replay.scalarpoll)
+            loads = [i for i in body if scalarpoll.is_scalar_load(i)]
         if not loads:
             continue
+        where = scalarpoll.lane_addresses if scalar else lane_addresses
         out[t.number] = {"thread": t, "loop": loop, "body": body, "load": loads[0], "ret": ret,
-                         "polled": (lane_addresses(t, loads[0]) or {}) if ret is None else {}}
+                         "polled": (where(t, loads[0]) or {}) if ret is None else {}}
     return out
 
 
@@ -877,7 +882,8 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         t, load = sp["thread"], sp["load"]
         polled = sp["polled"]
         lo, hi = sp["loop"]
-        dyn = [(pc, a) for pc, a in r.loads.get(num, []) if lo <= pc <= hi]
+        scalar = scalarpoll.is_scalar_load(load)
+        dyn = [(pc, a) for pc, a in (r.scalar_loads if scalar else r.loads).get(num, []) if lo <= pc <= hi]
         # a word the wave itself stores to in the loop is its own counter (`ticks[t] += 1` beside the poll of
         # `*done`, read first at -O0), not what it waits for
         own = {a for pc, a in r.stores.get(num, []) if lo <= pc <= hi}
@@ -894,7 +900,8 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
                 next(iter(polled.values()))
         else:
             continue
-        scope, how, plain = _acquire_scope(program, t, load)
+        scope, how, plain = ((*scalarpoll.scope(program.code_object_at(load.address).processor, load), True)
+                             if scalar else _acquire_scope(program, t, load))
         if how == NO_TABLE:  # (gfx1250: LLVM's GFX125x rows are not implemented in replay/lift.py)
             info.setdefault("unliftable", []).append(num)
             continue
@@ -904,7 +911,8 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
             now = int.from_bytes(program.read("global", address, 4), "little")
         except AmddbgError:
             continue
-        seen = _last_read(t, load, sp["body"]) if sp.get("ret") is None else None  # (a callee's registers)
+        seen = ((scalarpoll.last_read if scalar else _last_read)(t, load, sp["body"])
+                if sp.get("ret") is None else None)  # (a callee's registers)
         # a wave of its own workgroup could write the flag where the load sees it -- unless it waits at the
         # workgroup barrier, which it cannot pass before this spinner gets there (a grid barrier's other waves)
         same_group_writer = any(o.workgroup == t.workgroup and o.number != num and o.state not in
@@ -975,11 +983,13 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
         held = (f"memory holds {now} but {last}" if now != seen else
                 f"{last}, and {now} is written after the core was taken (replay, every write visible)")
         var = variable_at(program, t, address)
+        scalar = scalarpoll.is_scalar_load(program.instruction_at(load_pc))
         summary = (f"{who([m[0] for m in members])} poll{'s' if len(members) == 1 else ''} "
                    f"{var + ' at ' if var else ''}{address:#x} at {place(program, load_pc).text()}: {held}; the load "
-                   f"is {how}, which does not make another workgroup's write visible"
+                   f"is {how}" + ("" if scalar else ", which does not make another workgroup's write visible")
                    + (f"; the write at {', '.join(wtext)}" if wtext else "; no store of this kernel to it is in view")
-                   + ("; needs an atomic load with acquire at agent scope (__hip_atomic_load(..., __ATOMIC_ACQUIRE, "
+                   + (f"; fix: {scalarpoll.FIX}" if scalar else
+                      "; needs an atomic load with acquire at agent scope (__hip_atomic_load(..., __ATOMIC_ACQUIRE, "
                       "__HIP_MEMORY_SCOPE_AGENT)) and a release at agent scope" if plain else
                       "; needs release and acquire at agent scope"))
         if fixed is not None:
@@ -988,5 +998,6 @@ def _not_visible(program, spinners: dict, r, dispatch, budget: int, info: dict, 
                                 {"address": f"{address:#x}", "variable": var, "value": now, "last_read": seen,
                                  "pinned": pinned,
                                  "load_scope": scope, "plain_load": plain, "needed_scope": "agent", "fix": fix,
-                                 "fix_verified": fixed}))
+                                 "fix_verified": fixed,
+                                 **({"cache": "scalar", "load_kind": "scalar (non-atomic)"} if scalar else {})}))
     return findings, pins

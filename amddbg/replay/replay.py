@@ -99,6 +99,7 @@ class ReplayResult:
     symmetry: str = ""  # how symmetry was used ("" when the dispatch was replayed whole at once)
     symmetry_broken: str | None = None  # why a replay by symmetry does not stand for the whole dispatch
     attempted: int = 0  # wave-instructions of a replay by symmetry that did not stand (then the whole was replayed)
+    scalar_loads: dict = field(default_factory=dict)  # core thread number -> recent scalar loads [(pc, address)]
     followed: dict = field(default_factory=dict)  # member core thread -> its representative's (proven by symmetry)
     member_instructions: int = 0  # instructions run for members on what differs (symvalues), not wave-instructions
     member_atomics: int = 0  # of which the members' own global atomics
@@ -186,6 +187,18 @@ def _apply(program, state: CoreReplayState, a: Assumption) -> str:
             policy.update(scope_policy(m, a.scope))
             m.instructions[pc] = dataclasses.replace(insn, memory=dataclasses.replace(mem, cache_policy=policy))
             changed.append(insn.text)
+    if not changed and a.kind in ("acquire", "scope"):
+        # a line whose only loads are scalar (a poll clang compiled to s_load): the acquire sets the bits with which
+        # the load bypasses the scalar cache (amddbg.emu.scalarcache.scalar_route), as an atomic load would read
+        for pc in pcs:
+            insn = m.instructions[pc]
+            if insn.memory is not None and insn.memory.space.value == "scalar" and insn.mnemonic.startswith(
+                    ("s_load_", "s_buffer_load_")):
+                policy = dict(insn.memory.cache_policy)
+                policy.update(scope_policy(m, a.scope))
+                m.instructions[pc] = dataclasses.replace(insn, memory=dataclasses.replace(insn.memory,
+                                                                                          cache_policy=policy))
+                changed.append(insn.text)
     if not changed:
         raise UsageError(f"--assume {a.text!r}: no matching instruction at {a.file}:{a.line}")
     what = f"{a.kind} at {a.scope} scope" if a.scope else a.kind
@@ -209,6 +222,9 @@ def _coherent_caches(m):
 
         def load(self, wave, address, size, lane, policy):
             return self.memory.read(address, size, [lane])
+
+        def scalar_load(self, wave, address, size, policy):  # the scalar cache too (amddbg.emu.scalarcache)
+            return self.memory.read(address, size, [])
 
     return Coherent(m.memory, m.family, m.processor)
 
@@ -279,6 +295,7 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
     loads: dict = {}
     stores: dict = {}
     lds: dict = {}
+    sloads: dict = {}
     watched = {by_number[n]: (n, rng[:2]) for n, rng in (watch or {}).items() if n in by_number}
     # watched wave -> the return address of the call it made from its loop (or was in when the core was written)
     calls: dict = {n: rng[2] for n, rng in (watch or {}).items() if len(rng) > 2}
@@ -328,6 +345,9 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
                 a = op.addresses[min(op.addresses)]
                 if classify_flat(a)[0] == "global":
                     stores.setdefault(numbers.get(ev.wave), deque(maxlen=64)).append((ev.pc, a))
+            if op.kind == "load" and op.space == "scalar" and op.addresses:  # (polls through the scalar cache)
+                sloads.setdefault(numbers.get(ev.wave), deque(maxlen=64)).append((ev.pc, op.addresses[0]))
+                continue
             if op.kind in ("load", "atomic") and op.space in ("global", "generic", "local") and op.addresses:
                 lane = min(op.addresses)
                 a = op.addresses[lane]
@@ -356,6 +376,7 @@ def _replay(program, dispatch, assume, stale, watch, max_instructions: int, seed
     out = ReplayResult(r.status, reason, r.wave_instructions, time.perf_counter() - t0, state, left,
                        {n: list(q) for n, q in loads.items()}, applied, {n: list(q) for n, q in stores.items()},
                        {n: list(q) for n, q in lds.items()}, targets)
+    out.scalar_loads = {n: list(q) for n, q in sloads.items()}
     if plan is not None:
         out.symmetry_broken = tracker.broken if tracker is not None else None
         if out.symmetry_broken is None and tracker is not None:

@@ -69,8 +69,6 @@ KNOWN: dict = {
     ("queue_pop_counting", "-O0"): "explain: -O0 reloads `polls` through a generic pointer to its private alloca "
     "every iteration, and the finding names that load (line 128, `++polls`) as the polling load instead of the "
     "@poll lines (126/127); `run` itself says hang (the back-off branch is left out of the loop proof's slice)",
-    ("xwg_slot_2d", "-O2"): "-O2 polls the slot with a scalar load (s_load), which the emulator reads from L2: the "
-    "scalar cache is not modelled, so the stale read hardware can keep never happens and the run completes",
     ("ballot_ready_lanes", "w32-O0"): "each wave polls its own lanes' words (ready[0..31], ready[32..63]): two "
     "never_true findings, one per address, where the check wants one for the variable",
 }

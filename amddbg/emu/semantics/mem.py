@@ -158,8 +158,12 @@ def s_load(ctx, insn):
         off += _offset(insn.text)
     addr = (desc + off) & ((1 << 64) - 1)
     size = _smem_size(insn.mnemonic, n)
-    data = ctx.mem.read(addr & ~3 if size >= 4 else addr, size, [])
-    ctx.record(MemOp("load", "scalar", {0: addr}, size, dict(insn.memory.cache_policy) if insn.memory else {}))
+    policy = dict(insn.memory.cache_policy) if insn.memory else {}
+    caches = ctx.machine.caches
+    a = addr & ~3 if size >= 4 else addr
+    # through the scalar data cache (amddbg.emu.scalarcache): not coherent with vector stores
+    data = caches.scalar_load(w, a, size, policy) if caches is not None else ctx.mem.read(a, size, [])
+    ctx.record(MemOp("load", "scalar", {0: addr}, size, policy))
     if size < 4:
         write_scalar(w, dst, int.from_bytes(data, "little", signed=insn.mnemonic[-2] == "i") & M32)
         return
@@ -1589,8 +1593,16 @@ for _sfx in ("dword", "dwordx2", "dwordx3", "dwordx4", "byte", "short", "b8", "b
     semantic(f"buffer_store_{_sfx}")(_buffer("store"))
 
 
+@semantic("s_dcache_inv", "s_dcache_inv_vol")
+def s_dcache_inv(ctx, insn):
+    """Drop every line of the wave's scalar data cache (amddbg.emu.scalarcache); the vector caches keep theirs."""
+    if ctx.machine.caches is not None:
+        ctx.machine.caches.scalar_invalidate(ctx.wave)
+    ctx.record(MemOp("cache", "scalar", {}, 0, {}, insn.mnemonic))
+
+
 @semantic("buffer_wbinvl1_vol", "buffer_wbinvl1", "buffer_inv", "buffer_wbl2", "buffer_invl2", "buffer_gl0_inv",
-          "buffer_gl1_inv", "global_inv", "global_wb", "global_wbinv", "s_dcache_inv_vol")
+          "buffer_gl1_inv", "global_inv", "global_wb", "global_wbinv")
 def cache_control(ctx, insn):
     """Invalidate the wave's vector L1 as the instruction's scope says (amddbg.emu.caches)."""
     if ctx.machine.caches is not None:

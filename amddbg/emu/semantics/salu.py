@@ -448,7 +448,7 @@ def s_bitcmp(ctx, insn):
 
 
 @semantic("s_nop", "s_setprio", "s_inst_prefetch", "s_delay_alu", "s_clause", "s_waitcnt_depctr", "s_icache_inv",
-          "s_dcache_inv", "s_dcache_wb", "s_ttracedata", "s_code_end", "s_set_inst_prefetch_distance",
+          "s_dcache_wb", "s_ttracedata", "s_code_end", "s_set_inst_prefetch_distance",
           "s_singleuse_vdst", "s_prefetch_inst", "s_version", "s_denorm_mode", "s_round_mode")
 def s_nop(ctx, insn):
     return None

@@ -116,7 +116,9 @@ def test_symmetry_refused_at_o0_scratch(tmp_path):
 
 def test_tracker_sees_a_read_of_a_register_that_differs(tmp_path):
     # the plan's own bookkeeping, checked from the other side: mark the SGPRs of the flag's pointer as differing
-    # within the class, and the replay must refuse the symmetric answer and replay every wave
+    # within the class. The tracker must see the reads of them: each member then runs the arithmetic and the loads
+    # that read them with its own values (symvalues.py; before 58c4147 the replay refused and replayed every
+    # wave). The members really hold the representative's values, so the answer stays the symmetric one.
     import amddbg
     from amddbg.replay import replay as R
     from amddbg.replay.fromcore import stuck_dispatch
@@ -134,8 +136,10 @@ def test_tracker_sees_a_read_of_a_register_that_differs(tmp_path):
             d.sgprs.update(range(0, 16))  # the kernarg pointer and the loaded flag address live in s[0:15]
         prog.__dict__["_replay_plans"] = {(None, (), ()): p}
         r = R.replay(prog)
-        assert r.symmetry.startswith("replayed the whole dispatch") and "reads s" in r.symmetry
-        assert r.status == "hang" and r.wave_instructions > ok.wave_instructions
+        assert ok.member_instructions == 0 and "read no register they hold differently" in ok.symmetry
+        assert r.symmetry.startswith("by symmetry") and r.member_instructions > 0
+        assert "computed what differs between them from their own values" in r.symmetry
+        assert r.status == ok.status == "hang" and r.reason == ok.reason and r.followed == ok.followed
     finally:
         prog.close()
 

@@ -13,7 +13,6 @@ case may ask for dynamic LDS (extern __shared__).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import time
 from dataclasses import dataclass
@@ -22,15 +21,9 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+from corpus_twins import load as _load  # noqa: E402  (corefiles/corpus_twins.py: shared by the corpus runners)
 
 twins = _load("amddbg_heldout_twins", HERE / "twins.py")
 oracle_runner = _load("amddbg_oracle_runner", HERE.parent / "oracle" / "runner.py")

@@ -19,11 +19,18 @@ Inputs come from a fixed splitmix64 stream, so they are the same on every host a
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
+
+if str(Path(__file__).resolve().parent.parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from corpus_twins import fmix64 as _fmix64  # noqa: E402  (corefiles/corpus_twins.py: shared with samples)
+from corpus_twins import splitmix64, uniform32  # noqa: E402
 
 M16 = 0xFFFF
 M32 = 0xFFFFFFFF
@@ -33,29 +40,12 @@ F16 = np.float16
 TOL_TRANSCENDENTAL = (1e-5, 1e-6)  # (rtol, atol): |got - want| <= rtol * |want| + atol
 
 
-def splitmix64(seed: int, n: int) -> list[int]:
-    out = []
-    x = (seed * 0x2545F4914F6CDD1D + 0x1234567) & M64
-    for _ in range(n):
-        x = (x + 0x9E3779B97F4A7C15) & M64
-        z = x
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-        out.append(z ^ (z >> 31))
-    return out
-
-
 def u32s(seed: int, n: int) -> np.ndarray:
     return np.array([x >> 32 for x in splitmix64(seed, n)], dtype=np.uint32)
 
 
 def u64s(seed: int, n: int) -> np.ndarray:
     return np.array(splitmix64(seed, n), dtype=np.uint64)
-
-
-def uniform32(seed: int, n: int, lo: float, hi: float) -> np.ndarray:
-    """n float32 values in [lo, hi) (from 24 random bits each)."""
-    return np.array([lo + (hi - lo) * ((x >> 40) / float(1 << 24)) for x in splitmix64(seed, n)], dtype=np.float32)
 
 
 def s32(v: int) -> int:
@@ -488,14 +478,6 @@ def case_bit_twiddle() -> Case:
 
 
 # -- 12. hashes --------------------------------------------------------------------------------------------------
-def _fmix64(k: int) -> int:
-    k ^= k >> 33
-    k = (k * 0xFF51AFD7ED558CCD) & M64
-    k ^= k >> 33
-    k = (k * 0xC4CEB9FE1A85EC53) & M64
-    return k ^ (k >> 33)
-
-
 def case_hash_mix() -> Case:
     n = 128
     a = u64s(121, n)

@@ -11,7 +11,6 @@ way to count passes over the whole matrix (docs in corefiles/samples/README.md).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import re
 import sys
 import time
@@ -20,15 +19,9 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+from corpus_twins import load as _load  # noqa: E402  (corefiles/corpus_twins.py: shared by the corpus runners)
 
 twins = _load("amddbg_samples_twins", HERE / "twins.py")
 

@@ -15,35 +15,26 @@ where the sample calls expf). An empty list is a pass. Nothing here runs the emu
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+
+if str(Path(__file__).resolve().parent.parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from corpus_twins import fmix64 as _fmix64  # noqa: E402  (corefiles/corpus_twins.py: shared with heldout)
+from corpus_twins import splitmix64, uniform32  # noqa: E402
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
 F32 = np.float32
 
 
-def splitmix64(seed: int, n: int) -> list[int]:
-    out = []
-    x = (seed * 0x2545F4914F6CDD1D + 0x1234567) & M64
-    for _ in range(n):
-        x = (x + 0x9E3779B97F4A7C15) & M64
-        z = x
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-        out.append(z ^ (z >> 31))
-    return out
-
-
 def rand31(seed: int, n: int) -> list[int]:
     """Stand-in for C's rand(): n values in [0, 2^31)."""
     return [x >> 33 for x in splitmix64(seed, n)]
-
-
-def uniform32(seed: int, n: int, lo: float, hi: float) -> np.ndarray:
-    return np.array([lo + (hi - lo) * ((x >> 40) / float(1 << 24)) for x in splitmix64(seed, n)], dtype=F32)
 
 
 def expf(x) -> np.float32:
@@ -436,14 +427,6 @@ def _mh_lengths() -> list[int]:
 
 def _rotl64(x: int, r: int) -> int:
     return ((x << r) | (x >> (64 - r))) & M64
-
-
-def _fmix64(k: int) -> int:
-    k ^= k >> 33
-    k = (k * 0xFF51AFD7ED558CCD) & M64
-    k ^= k >> 33
-    k = (k * 0xC4CEB9FE1A85EC53) & M64
-    return k ^ (k >> 33)
 
 
 def murmur3_x64_128(data: bytes, seed: int) -> tuple[int, int]:

@@ -4,9 +4,11 @@
     python3 corefiles/inlinehangs/build.py            # rebuild every object beside this script
     python3 corefiles/inlinehangs/build.py --check    # rebuild into a temp dir and compare the bytes
 
-Objects are named ``inlinehangs-llvm{19,22}-<target>-w{32,64}-O{0,2}.co`` (24: gfx90a and gfx942 wave64, gfx1100
-and gfx1200 wave32 and wave64, -O0 and -O2); the build (flags, reproducible DWARF, ``-DINLINEHANGS_WAVE=<wave>``)
-is corefiles/oracle/build.py's for this folder. Cores are not checked in: tests write them with ``amddbg run``.
+Hangs and traps inside always-inline helpers, where every view must name the kernel's call site with the helper's
+line as detail. Built for gfx90a and gfx942 (wave64), gfx1100 and gfx1200 (wave32 and wave64) at -O0 and -O2 by
+both compilers, ``inlinehangs-llvm{19,22}-<target>-w{32,64}-O{0,2}.co``, with oracle/build.py's flags and
+reproducible DWARF (``-DINLINEHANGS_WAVE=<wave>``). No cores are checked in: tests/replay/test_inlinehangs.py
+writes them with ``amddbg run --core``.
 """
 
 from __future__ import annotations

@@ -4,9 +4,12 @@
     python3 corefiles/originfaults/build.py            # rebuild every object beside this script
     python3 corefiles/originfaults/build.py --check    # rebuild into a temp dir and compare the bytes
 
-Objects are named ``originfaults-llvm{19,22}-<target>-w{32,64}-O{0,2}.co`` (24: gfx90a and gfx942 wave64, gfx1100
-and gfx1200 wave32 and wave64, -O0 and -O2); the build (flags, reproducible DWARF, ``-DORIGINFAULTS_WAVE=<wave>``)
-is corefiles/oracle/build.py's for this folder. Cores are not checked in: tests write them with ``amddbg run``.
+The kernels fault at an address taken from a pointer the user can name (a NULL entry of a pointer table, an index
+one past the end of an array argument, a pointer read from a struct field; originfaults.hip lists them all), for
+`amddbg explain` to trace back at -O0 and -O2. The 24 objects,
+``originfaults-llvm{19,22}-<target>-w{32,64}-O{0,2}.co``, are corefiles/oracle/build.py's matrix without gfx1250,
+built with its flags and reproducible DWARF (``-DORIGINFAULTS_WAVE=<wave>``); the cores are written at test time
+(tests/replay/test_originfaults.py runs the launches with ``amddbg run --core``).
 """
 
 from __future__ import annotations

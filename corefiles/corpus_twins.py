@@ -1,4 +1,5 @@
-"""What the host twins and runners of the run-and-compare corpora share (corefiles/samples, corefiles/heldout).
+"""What the host twins and runners of the run-and-compare corpora share (corefiles/samples, corefiles/heldout,
+corefiles/oracle).
 
 Their twins.py and runner.py are loaded by file path (tests/emu/test_samples.py, tests/emu/test_heldout.py,
 bench/emu.py, bench/loopproof.py) or run as scripts from any directory, so they cannot import each other as a
@@ -21,8 +22,13 @@ M64 = 0xFFFFFFFFFFFFFFFF
 
 def splitmix64(seed: int, n: int) -> list[int]:
     """n pseudo-random 64-bit integers: splitmix64 from a state derived from `seed`, identical everywhere."""
+    return splitmix64_from((seed * 0x2545F4914F6CDD1D + 0x1234567) & M64, n)
+
+
+def splitmix64_from(state: int, n: int) -> list[int]:
+    """n splitmix64 outputs from the 64-bit `state` itself (corefiles/oracle/twins.py seeds its stream so)."""
     out = []
-    x = (seed * 0x2545F4914F6CDD1D + 0x1234567) & M64
+    x = state & M64
     for _ in range(n):
         x = (x + 0x9E3779B97F4A7C15) & M64
         z = x

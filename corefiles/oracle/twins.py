@@ -14,27 +14,25 @@ Inputs come from a fixed splitmix64 stream, so they are the same on every host a
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
+
+if str(Path(__file__).resolve().parent.parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from corpus_twins import splitmix64_from  # noqa: E402  (corefiles/corpus_twins.py: the corpora's one stream)
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
 
 
 def splitmix64(seed: int, n: int) -> list[int]:
-    """n pseudo-random 64-bit integers (splitmix64), identical everywhere."""
-    out = []
-    x = seed & M64
-    for _ in range(n):
-        x = (x + 0x9E3779B97F4A7C15) & M64
-        z = x
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-        out.append(z ^ (z >> 31))
-    return out
+    """n pseudo-random 64-bit integers (splitmix64 seeded with `seed` itself), identical everywhere."""
+    return splitmix64_from(seed, n)
 
 
 def s32(v: int) -> int:

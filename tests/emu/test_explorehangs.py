@@ -16,15 +16,15 @@ compiler and level somewhere, rotating; AMDDBG_SLOW_LIMIT=0 runs all 24 objects)
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests import bounded
+from tests.corpus_cli import amddbg as _amddbg
+from tests.corpus_cli import matrix_params
+from tests.corpus_cli import wave_of as _wave
 
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "corefiles" / "explorehangs"
@@ -36,27 +36,13 @@ QUICK = {"explorehangs-llvm22-gfx90a-w64-O2.co", "explorehangs-llvm19-gfx1100-w3
 
 def _params(kernels=None) -> list:
     """The objects (or (kernel, object) pairs) a check runs on: QUICK, and the slow sample of the others."""
-    cases = bounded.matrix(OBJECTS, kernels or (None,), fast=QUICK)
-    return bounded.params(cases, kernel=kernels is not None,
-                          ids=lambda c: c.obj if kernels is None else f"{c.obj}-{c.kernel}")
-
-
-def _wave(obj: str) -> int:
-    return int(re.search(r"-w(\d+)-", obj).group(1))
+    return matrix_params(OBJECTS, kernels, fast=QUICK)
 
 
 def _line(text: str, after: str | None = None) -> int:
     """The 1-based line of the source that contains `text` (after the line containing `after`)."""
     start = next(i for i, s in enumerate(SRC) if after in s) if after else 0
     return next(i + 1 for i in range(start, len(SRC)) if text in SRC[i])
-
-
-def _amddbg(*args, ok=(0,)) -> subprocess.CompletedProcess:
-    r = subprocess.run([sys.executable, "-m", "amddbg", *map(str, args)], capture_output=True, text=True,
-                       cwd=ROOT, env=dict(os.environ), timeout=600)
-    assert r.returncode in ok, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
-    assert "Traceback" not in r.stderr
-    return r
 
 
 # `amddbg run --json` output by command line: a run is deterministic (same object, arguments and options, same

@@ -16,15 +16,14 @@ rotating); AMDDBG_SLOW_LIMIT=0 runs all 24 objects.
 from __future__ import annotations
 
 import json
-import os
-import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests import bounded
+from tests.corpus_cli import amddbg as _amddbg
+from tests.corpus_cli import matrix_params
+from tests.corpus_cli import wave_of as _wave
 
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "corefiles" / "lanehangs"
@@ -36,21 +35,7 @@ LIMIT = 3_000_000  # far above what a proof needs: a hang found at the limit wou
 
 def _params(kernels=None) -> list:
     """The objects (or (kernel, object) pairs) a check runs on: the matrix's cover (tests/bounded.py)."""
-    cases = bounded.matrix(OBJECTS, kernels or (None,), sample="axes")
-    return bounded.params(cases, kernel=kernels is not None,
-                          ids=lambda c: c.obj if kernels is None else f"{c.obj}-{c.kernel}")
-
-
-def _wave(obj: str) -> int:
-    return int(re.search(r"-w(\d+)-", obj).group(1))
-
-
-def _amddbg(*args, ok=(0,)) -> subprocess.CompletedProcess:
-    r = subprocess.run([sys.executable, "-m", "amddbg", *map(str, args)], capture_output=True, text=True,
-                       cwd=ROOT, env=dict(os.environ), timeout=900)
-    assert r.returncode in ok, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
-    assert "Traceback" not in r.stderr
-    return r
+    return matrix_params(OBJECTS, kernels, sample="axes")
 
 
 def _run(obj: str, kernel: str, *args, grid=128, block=64, extra=(), ok=(0,)) -> dict:

@@ -5,36 +5,24 @@ give the same JSON (minus the `seconds` measurements) on a quiet machine and und
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.contention import ENV, amddbg, busy_cpus, finish, untimed
+
 ROOT = Path(__file__).resolve().parents[2]
 SC = ROOT / "corefiles" / "scenarios"
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def _explain(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "amddbg", "explain", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=ENV, cwd=str(ROOT))
+    return amddbg("explain", *args)
 
 
 def _finish(p: subprocess.Popen) -> tuple[int, str, str]:
-    out, err = p.communicate(timeout=600)
-    return p.returncode, out, err
-
-
-def _untimed(doc):
-    """The JSON without its timing measurements (every "seconds" key)."""
-    if isinstance(doc, dict):
-        return {k: _untimed(v) for k, v in doc.items() if k != "seconds"}
-    if isinstance(doc, list):
-        return [_untimed(v) for v in doc]
-    return doc
+    return finish(p, timeout=600)
 
 
 @pytest.mark.parametrize("core", ["spin-cycle-gfx90a.gpu", "spin-wrong-scope-gfx942.gpu", "lds-spin-gfx1100.gpu"])
@@ -42,20 +30,14 @@ def test_same_json_quiet_and_under_contention(core):
     quiet = _finish(_explain(str(SC / core), "--json"))
     assert quiet[0] == 3, quiet[2]
     # two busy loops per CPU, then two explains side by side
-    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 2))]
-    try:
-        time.sleep(0.2)
+    with busy_cpus():
         side = [_explain(str(SC / core), "--json") for _ in range(2)]
         loaded = [_finish(p) for p in side]
-    finally:
-        for b in busy:
-            b.kill()
-            b.wait()
     docs = [json.loads(quiet[1])] + [json.loads(out) for _rc, out, _err in loaded]
     assert all(rc == 3 for rc, _o, _e in loaded)
     assert docs[0]["verdict"] == "hang" and docs[0]["replay"]["wave_instructions"] > 0
-    assert _untimed(docs[1]) == _untimed(docs[0])
-    assert _untimed(docs[2]) == _untimed(docs[0])
+    assert untimed(docs[1]) == untimed(docs[0])
+    assert untimed(docs[2]) == untimed(docs[0])
 
 
 def test_budget_in_wave_instructions_decides_the_verdict():

@@ -12,17 +12,14 @@ gridhangs and originfaults corpora); the full matrices of those corpora are thei
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.contention import amddbg, busy_cpus, finish, untimed
+
 ROOT = Path(__file__).resolve().parents[2]
 CF = ROOT / "corefiles"
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
 
 # cause -> (object, kernel, grid, block, args, expected (kind, cause))
 CASES = {
@@ -39,27 +36,8 @@ CASES = {
 }
 
 
-def _amddbg(*args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "amddbg", *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=ENV, cwd=str(ROOT))
-
-
-def _finish(p: subprocess.Popen) -> tuple[int, str, str]:
-    out, err = p.communicate(timeout=900)
-    return p.returncode, out, err
-
-
-def _untimed(doc):
-    """The JSON without its timing measurements (every "seconds" key)."""
-    if isinstance(doc, dict):
-        return {k: _untimed(v) for k, v in doc.items() if k != "seconds"}
-    if isinstance(doc, list):
-        return [_untimed(v) for v in doc]
-    return doc
-
-
 def _bytes(out: str) -> str:
-    return json.dumps(_untimed(json.loads(out)), indent=1)
+    return json.dumps(untimed(json.loads(out)), indent=1)
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +50,9 @@ def quiet(tmp_path_factory) -> dict:
                 "--max-instructions", "300000"]
         for a in args:
             argv += ["--arg", a]
-        rc, out_, err = _finish(_amddbg(*argv))
+        rc, out_, err = finish(amddbg(*argv))
         assert core.exists(), out_ + err
-        out[cause] = core, _finish(_amddbg("explain", core, "--json"))
+        out[cause] = core, finish(amddbg("explain", core, "--json"))
     return out
 
 
@@ -93,15 +71,9 @@ def test_each_core_shows_its_cause(quiet, cause):
 def test_same_json_quiet_and_under_contention(quiet):
     """Two busy loops per CPU, then two explains of every core side by side (all ten at once: the busy loops burn
     CPU for as long as the explains run, so one window for all of them, not one per core)."""
-    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 2))]
-    try:
-        time.sleep(0.2)
-        side = {cause: [_amddbg("explain", core, "--json") for _ in range(2)] for cause, (core, _q) in quiet.items()}
-        loaded = {cause: [_finish(p) for p in ps] for cause, ps in side.items()}
-    finally:
-        for b in busy:
-            b.kill()
-            b.wait()
+    with busy_cpus():
+        side = {cause: [amddbg("explain", core, "--json") for _ in range(2)] for cause, (core, _q) in quiet.items()}
+        loaded = {cause: [finish(p) for p in ps] for cause, ps in side.items()}
     for cause, runs in loaded.items():
         q = quiet[cause][1]
         for rc, out, err in runs:

@@ -74,9 +74,16 @@ KNOWN: dict = {
     ("lookback_scan_narrow", "-O0"): "-O0: look_back<>() and scan_tile<>() are called functions; the publication "
     "(flags[0] = P | agg) is a store of the caller, scan_tile, and the writer scan looks in the polling function and "
     "its callees only: the writer's line is not named",
-    ("lookback_scan_narrow", "gfx1200*-O2"): "gfx1200 -O2: among the stores to flags the writer scan names the "
-    "tile's own aggregate publication (line 277, flags[tile] = A | agg), not tile 0's flags[0] = P | agg (line 275): "
-    "the address-fixed-by-code rule does not apply to GFX12's addressing there",
+    ("lookback_scan_narrow", "llvm19*-O2"): "clang-19 -O2 (gfx90a, gfx942, gfx1200): among the stores to flags the "
+    "writer scan names the tile's own aggregate publication (line 277, flags[tile] = A | agg), not tile 0's "
+    "flags[0] = P | agg (line 275): the address-fixed-by-code rule does not apply to that addressing",
+    ("atomicinc_barrier", "w32-O0"): "wave32 -O0: the second wave of each workgroup waits at the barrier and -O0 hides "
+    "every store's address, so the spin stays writer_blocked (and the cycle analysis names data[i] -= 1 at line "
+    "142 as the waiters' write of the sense flag)",
+    ("syncthreads_or_loop", "gfx1200-w32-O2"): "llvm22 gfx1200 wave32 -O2 (an invented hang): the run completes "
+    "(1,116 wave-instructions) but its part-way core explains as a hang, barrier_deadlock/missing_arrivals plus "
+    "barrier_misuse/wait_without_arrive: likely a wave caught between GFX12's s_barrier_signal and s_barrier_wait, "
+    "replayed as if it had not signalled",
 }
 
 

@@ -731,8 +731,9 @@ def _acquire_scope(program, t, load) -> tuple[str, str, bool]:
             if plain_row is not None:
                 _, atomic = consistent_scope(op)
                 atomic = atomic.removeprefix("relaxed, ")
-                return scope, (f"a plain (non-atomic) load ({plain_row}; an atomic load at {atomic} compiles to "
-                               "the same code)"), True
+                # the bytes cannot tell which the user wrote: name both, the plain load first (it has no scope)
+                return scope, (f"a plain (non-atomic) load or an atomic load at {atomic} (both compile to the "
+                               f"same code: {plain_row})"), True
             row = widest_row(op, scope, "acquire") or (op.rows[0] if op.rows else f"{op.order} {op.kind}")
             return scope, f"{words} ({row})", False
 

@@ -22,9 +22,8 @@ store or vector invalidate touches.
 
 from __future__ import annotations
 
-from amddbg.emu.scalarcache import ScalarCacheMixin
+from amddbg.emu.scalarcache import LINE, ScalarCacheMixin, read_lines
 
-LINE = 64
 CUS = 4
 ARRAYS = 2
 GFX12_SCOPES = {0: "SCOPE_CU", 1: "SCOPE_SE", 2: "SCOPE_DEV", 3: "SCOPE_SYS"}
@@ -100,7 +99,7 @@ class VectorCaches(ScalarCacheMixin):
         levels = self.levels(wave, policy)
         if levels is None:
             return self.memory.read(address, size, [lane])
-        return self._read(levels[0], levels[1], address, size, lane)
+        return read_lines(self.memory, levels[0], levels[1], address, size, [lane])
 
     def _load(self, wave, address: int, size: int, lane: int, policy: dict) -> bytes:
         """A load sees its own CU's stores still in the write path (the CU processes its memory operations in
@@ -114,25 +113,6 @@ class VectorCaches(ScalarCacheMixin):
             lo, hi = max(a, address), min(a + len(d), address + size)
             if lo < hi:
                 out[lo - address:hi - address] = d[lo - a:hi - a]
-        return bytes(out)
-
-    def _read(self, cache: dict, below: dict | None, address: int, size: int, lane: int) -> bytes:
-        out = bytearray()
-        a = address
-        end = address + size
-        while a < end:
-            base = a - a % LINE
-            line = cache.get(base)
-            if line is None:
-                src = below.get(base) if below is not None else None
-                if src is None:
-                    src = bytearray(self.memory.read(base, LINE, [lane]))
-                    if below is not None:
-                        below[base] = src
-                line = cache[base] = bytearray(src)
-            n = min(end - a, base + LINE - a)
-            out += line[a - base:a - base + n]
-            a += n
         return bytes(out)
 
     def store(self, wave, address: int, data: bytes, lane: int) -> None:

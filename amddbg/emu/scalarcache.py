@@ -26,6 +26,28 @@ from __future__ import annotations
 LINE = 64
 
 
+def read_lines(memory, cache: dict, below: dict | None, address: int, size: int, lanes: list) -> bytes:
+    """`size` bytes at `address` through `cache` (base -> line): a missing line is filled from `below` (the next
+    level, filled in turn from memory) or from memory, as a copy. Vector (`lanes` = the reading lane, for a fault's
+    report) and scalar caches (no lane) read alike."""
+    out = bytearray()
+    a, end = address, address + size
+    while a < end:
+        base = a - a % LINE
+        line = cache.get(base)
+        if line is None:
+            src = below.get(base) if below is not None else None
+            if src is None:
+                src = bytearray(memory.read(base, LINE, lanes))
+                if below is not None:
+                    below[base] = src
+            line = cache[base] = bytearray(src)
+        n = min(end - a, base + LINE - a)
+        out += line[a - base:a - base + n]
+        a += n
+    return bytes(out)
+
+
 class ScalarCacheMixin:
     """The scalar caches of `VectorCaches` (which provides memory, family, gfx94, gl1, two_level, cu_of, route)."""
 
@@ -51,27 +73,9 @@ class ScalarCacheMixin:
         if n == 0:
             return self.memory.read(address, size, [])
         if n == 1:
-            return self._scalar_read(self.gl1.setdefault(self.array_of(wave), {}), None, address, size)
+            return read_lines(self.memory, self.gl1.setdefault(self.array_of(wave), {}), None, address, size, [])
         below = self.gl1.setdefault(self.array_of(wave), {}) if self.two_level and n == 2 else None
-        return self._scalar_read(self.scalar.setdefault(self.sqc_of(wave), {}), below, address, size)
-
-    def _scalar_read(self, cache: dict, below: dict | None, address: int, size: int) -> bytes:
-        out = bytearray()
-        a, end = address, address + size
-        while a < end:
-            base = a - a % LINE
-            line = cache.get(base)
-            if line is None:
-                src = below.get(base) if below is not None else None
-                if src is None:
-                    src = bytearray(self.memory.read(base, LINE, []))
-                    if below is not None:
-                        below[base] = src
-                line = cache[base] = bytearray(src)
-            n = min(end - a, base + LINE - a)
-            out += line[a - base:a - base + n]
-            a += n
-        return bytes(out)
+        return read_lines(self.memory, self.scalar.setdefault(self.sqc_of(wave), {}), below, address, size, [])
 
     def scalar_invalidate(self, wave) -> None:
         """`s_dcache_inv` (and GFX7/8's `s_dcache_inv_vol`): the wave's scalar cache drops every line."""

@@ -36,7 +36,7 @@ from amddbg.replay.findings import Explanation, Finding
 from amddbg.replay.fromcore import ReplayUnavailable, machine_from_program
 from amddbg.replay.lift import lift, lift_at
 from amddbg.replay.origin import describe as describe_origin
-from amddbg.replay.polls import access_width, function_constant, seen_writers
+from amddbg.replay.polls import access_width, function_constant, seen_writers, vgpr_constant
 from amddbg.replay.replay import DEFAULT_BUDGET, Assumption, replay
 from amddbg.replay.scopes import consistent_scope, widest_row
 from amddbg.replay.static import static_explanation
@@ -807,27 +807,11 @@ def _constant_address(program, t, insns, store) -> int | None:
     ops = [o for o in store.operands if not o.is_dest and o.kind is OperandKind.VGPR]
     if base is None or not ops or ops[0].count != 1:
         return None
-    off = _vgpr_constant(insns, store, ops[0])
+    off = vgpr_constant(insns, store, ops[0])
     if off is None:
         return None
     m = re.search(r"\boffset:(-?0x[0-9a-fA-F]+|-?\d+)", store.text)
     return (base + off + (int(m.group(1), 0) if m else 0)) & 0xFFFFFFFFFFFFFFFF
-
-
-def _vgpr_constant(insns, at, reg) -> int | None:
-    """The immediate VGPR `reg` holds at instruction `at`, when the last write before it (in address order) is a
-    move of an immediate."""
-    for i in reversed([x for x in insns if x.address < at.address]):
-        for o in i.operands:
-            if o.is_dest and o.kind is OperandKind.VGPR and o.register is not None and \
-                    o.register <= reg.register < o.register + o.count:
-                if i.mnemonic.startswith("v_mov_b32"):
-                    src = [x for x in i.operands if not x.is_dest]
-                    if src and src[0].kind in (OperandKind.INLINE, OperandKind.LITERAL) and \
-                            isinstance(src[0].value, int):
-                        return src[0].value & 0xFFFFFFFF
-                return None
-    return None
 
 
 def likely_writers(program, t, writers: list, value: int | None, poll_line: int | None, load=None,

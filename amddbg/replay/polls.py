@@ -86,8 +86,13 @@ def stored_constant(insns, store) -> int | None:
     data = [o for o in store.operands if not o.is_dest and o.kind is OperandKind.VGPR]
     if len(data) < 2:
         return None
-    reg = data[-1]
-    for i in reversed([x for x in insns if x.address < store.address]):
+    return vgpr_constant(insns, store, data[-1])
+
+
+def vgpr_constant(insns, at, reg) -> int | None:
+    """The immediate VGPR `reg` holds at instruction `at`, when the last write before it (in address order) is a
+    move of an immediate."""
+    for i in reversed([x for x in insns if x.address < at.address]):
         for o in i.operands:
             if o.is_dest and o.kind is OperandKind.VGPR and o.register is not None and \
                     o.register <= reg.register < o.register + o.count:

@@ -162,6 +162,31 @@ def _trap_fields(machine, w) -> dict:
     handler = w.state in (TRAPPED, FAULTED)
     out = {"stopped": handler, "status": w.status if handler else wave_status(w, halted=True),
            "trap_id": (w.trap_id or None) if w.state == TRAPPED else None, "trapsts": w.trapsts}
+    hw = {}
     if machine.family == "gfx12" and getattr(w, "excp_flag_priv", 0):
-        out["hwregs"] = {"excp_flag_priv": w.excp_flag_priv}
+        hw["excp_flag_priv"] = w.excp_flag_priv
+    if machine.family in ("gfx12", "gfx125") and barrier_complete(machine, w):
+        hw["state_priv"] = STATE_PRIV_BARRIER_COMPLETE
+    if hw:
+        out["hwregs"] = hw
     return out
+
+
+# RDNA4 ISA, 3.4.2 STATE_PRIV: bit 2 BARRIER_COMPLETE, "has the barrier completed but wave has not yet waited on
+# that barrier": a wave caught between its `s_barrier_signal -1` and its `s_barrier_wait -1` after the other
+# waves' arrivals completed the barrier (they went on; its wait will not block). Without it a replay of the core
+# sees a wait on a barrier the wave never arrived at, and invents a deadlock.
+STATE_PRIV_BARRIER_COMPLETE = 1 << 2
+
+
+def barrier_complete(machine, w) -> bool:
+    """Whether wave `w`'s arrival at its workgroup barrier completed and the wave has not waited on it yet."""
+    from amddbg.emu.barriers import WORKGROUP
+
+    if w.state in (ENDED,) or not (0 <= w.group_key < len(machine.groups)):
+        return False
+    bars = getattr(machine.groups[w.group_key], "barriers", None)
+    if bars is None:
+        return False
+    ph = bars.arrive_phase.get((w.wave_in_group, WORKGROUP))
+    return ph is not None and ph < bars.objects[WORKGROUP].phase

@@ -212,6 +212,8 @@ def machine_from_program(program, *, dispatch: int | None = None, seed: int = 0,
             m.waves.append(w)
     if not state.threads:
         raise ReplayUnavailable("no wave of the dispatch could be rebuilt from the core")
+    if processor.startswith("gfx12"):
+        _barrier_complete(m, state)
     if processor.startswith("gfx125"):
         _gfx125_state(m, program, only)
     slot = -(-private * lanes // 1024) * 1024  # the scratch slot granule; each wave's slot is private to it
@@ -226,6 +228,70 @@ def clustered(threads) -> bool:
         w = t.wave
         if getattr(w.family, "name", "") == "gfx125" and w.ttmps_valid and w.ttmps[6] >> 24 & 15:
             return True
+    return False
+
+
+def _barrier_complete(m: Machine, state: CoreReplayState) -> None:
+    """GFX12 splits the workgroup barrier into `s_barrier_signal -1` and `s_barrier_wait -1`; a wave the core caught
+    between the two has arrived. With STATE_PRIV.BARRIER_COMPLETE (RDNA4 ISA 3.4.2: "the barrier has completed but
+    the wave has not yet waited on it") its arrival belongs to the completed phase (the other waves went on) and its
+    wait must not block; without it, the arrival counts in the current phase, beside the waves waiting. Replaying
+    either as 'not arrived' invents a deadlock (a wait without an arrival, one arrival short)."""
+    from amddbg.emu.barriers import WORKGROUP
+    from amddbg.emu.coredump import STATE_PRIV_BARRIER_COMPLETE
+
+    addrs = None
+    for w, t in state.threads.items():
+        if w.state != READY:
+            continue
+        priv = t.wave.hwreg("state_priv") if hasattr(t.wave, "hwreg") else None
+        bars = None
+        if priv and priv & STATE_PRIV_BARRIER_COMPLETE:
+            bars = m.barriers_of(m.groups[w.group_key])
+            bars.arrive_phase[(w.wave_in_group, WORKGROUP)] = bars.objects[WORKGROUP].phase - 1
+            continue
+        addrs = addrs if addrs is not None else sorted(m.instructions)
+        if _between_signal_and_wait(m, addrs, w.pc):
+            g = m.groups[w.group_key]
+            bars = m.barriers_of(g)
+            g.arrived.add(w.wave_in_group)
+            bars.arrive_phase[(w.wave_in_group, WORKGROUP)] = bars.objects[WORKGROUP].phase
+
+
+def _barrier_operand(insn) -> int | None:
+    if not insn.operands:
+        return None
+    v = int(insn.operands[0].value or 0) & 0xFFFF
+    return v - 0x10000 if v >> 15 else v
+
+
+def _between_signal_and_wait(m: Machine, addrs: list, pc: int, reach: int = 64) -> bool:
+    """Whether `pc` lies in straight-line code after an `s_barrier_signal[_isfirst] -1` and before its
+    `s_barrier_wait -1` (no branch, other barrier instruction or end between): the wave has signalled."""
+    from bisect import bisect_left
+
+    i = bisect_left(addrs, pc)
+    if i >= len(addrs) or addrs[i] != pc:
+        return False
+
+    def stops(insn) -> bool:
+        mn = insn.mnemonic
+        return mn.startswith("s_barrier") or getattr(insn, "is_branch", False) or mn in ("s_endpgm", "s_setpc_b64",
+                                                                                          "s_swappc_b64")
+    for a in addrs[i:i + reach]:
+        insn = m.instructions[a]
+        if insn.mnemonic == "s_barrier_wait" and _barrier_operand(insn) == -1:
+            break
+        if stops(insn):
+            return False
+    else:
+        return False
+    for a in reversed(addrs[max(0, i - reach):i]):
+        insn = m.instructions[a]
+        if insn.mnemonic.startswith("s_barrier_signal") and _barrier_operand(insn) == -1:
+            return True
+        if stops(insn):
+            return False
     return False
 
 

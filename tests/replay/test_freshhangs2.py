@@ -80,10 +80,6 @@ KNOWN: dict = {
     ("atomicinc_barrier", "w32-O0"): "wave32 -O0: the second wave of each workgroup waits at the barrier and -O0 hides "
     "every store's address, so the spin stays writer_blocked (and the cycle analysis names data[i] -= 1 at line "
     "142 as the waiters' write of the sense flag)",
-    ("syncthreads_or_loop", "gfx1200-w32-O2"): "llvm22 gfx1200 wave32 -O2 (an invented hang): the run completes "
-    "(1,116 wave-instructions) but its part-way core explains as a hang, barrier_deadlock/missing_arrivals plus "
-    "barrier_misuse/wait_without_arrive: likely a wave caught between GFX12's s_barrier_signal and s_barrier_wait, "
-    "replayed as if it had not signalled",
 }
 
 

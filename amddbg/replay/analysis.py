@@ -700,16 +700,11 @@ def _dynamic_spins(program, r, static_findings) -> list[Finding]:
 def _last_read(t, load, body) -> int | None:
     """The value the wave's polling load last returned, when its destination register still holds it (no other
     instruction of the loop writes it): first active lane, as a 32-bit word."""
-    dest = next((o for o in load.operands if o.is_dest and o.kind is OperandKind.VGPR), None)
-    if dest is None or not t.active_lanes:
+    if not t.active_lanes:
         return None
-    for i in body:
-        if i.address == load.address:
-            continue
-        for o in i.operands:
-            if o.is_dest and o.kind is OperandKind.VGPR and o.register is not None and \
-                    o.register <= dest.register < o.register + o.count:
-                return None
+    dest = scalarpoll.kept_dest(load, body, OperandKind.VGPR)
+    if dest is None:
+        return None
     try:
         return t.registers.read_named(f"v{dest.register}", lane=t.active_lanes[0]) & 0xFFFFFFFF
     except AmddbgError:

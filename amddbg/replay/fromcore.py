@@ -259,6 +259,7 @@ def _barrier_complete(m: Machine, state: CoreReplayState) -> None:
 
 
 def _barrier_operand(insn) -> int | None:
+    """The barrier id of `s_barrier_signal/_wait ID` (a signed 16-bit immediate: -1 the workgroup barrier)."""
     if not insn.operands:
         return None
     v = int(insn.operands[0].value or 0) & 0xFFFF
@@ -321,10 +322,7 @@ def _gfx125_state(m: Machine, program, only) -> None:
         if w.state != WAITING_BARRIER:
             continue
         insn = m.instructions.get(w.pc)
-        bid = None
-        if insn is not None and insn.mnemonic == "s_barrier_wait" and insn.operands:
-            v = int(insn.operands[0].value or 0) & 0xFFFF
-            bid = v - 0x10000 if v >> 15 else v
+        bid = _barrier_operand(insn) if insn is not None and insn.mnemonic == "s_barrier_wait" else None
         if bid == -1:
             continue
         if state is None:

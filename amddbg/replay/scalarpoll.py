@@ -71,19 +71,28 @@ def lane_addresses(t, insn) -> dict | None:
     return {ln: a for ln in (t.active_lanes or [0])}
 
 
-def last_read(t, load, body) -> int | None:
-    """The value the scalar poll last returned, when its destination SGPR still holds it (no other instruction of
-    the loop writes it)."""
-    dest = next((o for o in load.operands if o.is_dest and o.kind is OperandKind.SGPR), None)
+def kept_dest(load, body, kind: OperandKind):
+    """The destination operand (of register kind `kind`) of the loop's polling load, when no other instruction of
+    the loop body writes it: the register still holds what the load last returned. None otherwise."""
+    dest = next((o for o in load.operands if o.is_dest and o.kind is kind), None)
     if dest is None:
         return None
     for i in body:
         if i.address == load.address:
             continue
         for o in i.operands:
-            if o.is_dest and o.kind is OperandKind.SGPR and o.register is not None and \
+            if o.is_dest and o.kind is kind and o.register is not None and \
                     o.register <= dest.register < o.register + o.count:
                 return None
+    return dest
+
+
+def last_read(t, load, body) -> int | None:
+    """The value the scalar poll last returned, when its destination SGPR still holds it (no other instruction of
+    the loop writes it)."""
+    dest = kept_dest(load, body, OperandKind.SGPR)
+    if dest is None:
+        return None
     try:
         return t.registers.read_named(f"s{dest.register}") & 0xFFFFFFFF
     except AmddbgError:
